@@ -1,0 +1,6 @@
+"""``python -m gitops_karmada`` runs the CLI."""
+
+from gitops_karmada.cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+"""Shared API building blocks: the pydantic base model, ObjectMeta, label selectors, tolerations.
+
+Every Karmada object is a frozen pydantic model whose field aliases are Karmada's JSON names, so a
+validation error's location is already the field path a user sees in YAML. Unknown fields are errors
+(``extra="forbid"``): a typo such as ``clusterAfinity`` must not silently widen a placement.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from gitops_karmada.model.quantity import Quantity
+
+ResourceList = dict[str, Quantity]
+"""A Kubernetes ResourceList: resource name → quantity."""
+
+_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+
+
+def is_dns1123_label(value: str) -> bool:
+    return len(value) <= 63 and _DNS1123_LABEL.match(value) is not None
+
+
+def is_dns1123_subdomain(value: str) -> bool:
+    return len(value) <= 253 and _DNS1123_SUBDOMAIN.match(value) is not None
+
+
+def qualified_name_problem(key: str) -> str | None:
+    """Why ``key`` is not a valid label/annotation key (Kubernetes IsQualifiedName), or None."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or not is_dns1123_subdomain(prefix)):
+        return f"prefix {prefix!r} of key {key!r} must be a DNS-1123 subdomain"
+    if not name or len(name) > 63 or _QUALIFIED_NAME.match(name) is None:
+        return (f"key {key!r} must be 63 characters or less, begin and end with an alphanumeric character "
+                "and contain only alphanumerics, '-', '_' or '.'")  # fmt: skip
+    return None
+
+
+def label_value_problem(value: str) -> str | None:
+    if len(value) > 63 or _LABEL_VALUE.match(value) is None:
+        return (f"label value {value!r} must be 63 characters or less, empty or begin and end with an "
+                "alphanumeric character and contain only alphanumerics, '-', '_' or '.'")  # fmt: skip
+    return None
+
+
+def _check_labels(labels: dict[str, str] | None) -> dict[str, str] | None:
+    for key, value in (labels or {}).items():
+        problem = qualified_name_problem(key) or label_value_problem(value)
+        if problem:
+            raise ValueError(problem)
+    return labels
+
+
+def _check_annotation_keys(annotations: dict[str, str] | None) -> dict[str, str] | None:
+    for key in annotations or {}:
+        problem = qualified_name_problem(key)
+        if problem:
+            raise ValueError(problem)
+    return annotations
+
+
+Labels = Annotated[dict[str, str], AfterValidator(_check_labels)]
+Annotations = Annotated[dict[str, str], AfterValidator(_check_annotation_keys)]
+
+
+class ApiModel(BaseModel):
+    """Base of all API models: frozen, camelCase aliases, unknown fields rejected."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,
+        use_enum_values=False,
+    )
+
+    def to_api(self) -> dict[str, Any]:
+        """The object as Karmada's JSON: aliases, and only fields that were given (Go's omitempty)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True, exclude_none=True)
+
+
+class ObjectMeta(ApiModel):
+    """Kubernetes ObjectMeta: the known fields only, so a misspelt ``lables`` is reported."""
+
+    name: str = ""
+    generate_name: str | None = None
+    namespace: str | None = None
+    uid: str | None = None
+    labels: Labels = Field(default_factory=dict)
+    annotations: Annotations = Field(default_factory=dict)
+    # server-set fields a manifest exported from a live cluster carries; accepted and ignored
+    self_link: str | None = None
+    resource_version: str | None = None
+    generation: int | None = None
+    creation_timestamp: Any = None
+    deletion_timestamp: Any = None
+    deletion_grace_period_seconds: int | None = None
+    owner_references: list[Any] | None = None
+    finalizers: list[str] | None = None
+    managed_fields: list[Any] | None = None
+
+
+class SelectorOperator(enum.StrEnum):
+    IN = "In"
+    NOT_IN = "NotIn"
+    EXISTS = "Exists"
+    DOES_NOT_EXIST = "DoesNotExist"
+
+
+class LabelSelectorRequirement(ApiModel):
+    key: str
+    operator: SelectorOperator
+    values: tuple[str, ...] = ()
+
+    @model_validator(mode="after")
+    def _values_match_operator(self) -> LabelSelectorRequirement:
+        problem = qualified_name_problem(self.key)
+        if problem:
+            raise ValueError(problem)
+        if self.operator in (SelectorOperator.IN, SelectorOperator.NOT_IN) and not self.values:
+            raise ValueError(f"values must be non-empty for operator {self.operator.value}")
+        if self.operator in (SelectorOperator.EXISTS, SelectorOperator.DOES_NOT_EXIST) and self.values:
+            raise ValueError(f"values must be empty for operator {self.operator.value}")
+        return self
+
+
+class LabelSelector(ApiModel):
+    """metav1.LabelSelector. An empty selector (``{}``) matches everything; a nil one is not a selector."""
+
+    match_labels: Labels = Field(default_factory=dict)
+    match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+
+
+class TolerationOperator(enum.StrEnum):
+    EXISTS = "Exists"
+    EQUAL = "Equal"
+
+
+class TaintEffect(enum.StrEnum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class Toleration(ApiModel):
+    key: str = ""
+    operator: TolerationOperator | None = None
+    value: str = ""
+    effect: TaintEffect | None = None
+    toleration_seconds: int | None = None
+
+    @model_validator(mode="after")
+    def _exists_has_no_value(self) -> Toleration:
+        if self.operator is TolerationOperator.EXISTS and self.value:
+            raise ValueError("value must be empty when operator is Exists")
+        if not self.key and self.operator is not TolerationOperator.EXISTS:
+            raise ValueError("operator must be Exists when key is empty")
+        return self
+
+
+class Taint(ApiModel):
+    key: str
+    value: str = ""
+    effect: TaintEffect
+    time_added: str | None = None

@@ -1,0 +1,129 @@
+"""ResourceBinding / ClusterResourceBinding (``work.karmada.io/v1alpha2``): the binding records.
+
+One record per propagated template, stored in the state folder. They are both output (what was decided,
+readable by users) and input to the next run (claims, previous clusters for Steady division, the
+observed affinity term), exactly the role they play in Karmada's etcd.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from gitops_karmada.model.base import ApiModel, ObjectMeta, ResourceList, Toleration
+from gitops_karmada.model.clusters import Condition
+from gitops_karmada.model.policies import ConflictResolution, FailoverBehavior, Placement, SchedulePriority, Suspension
+
+
+class ObjectReference(ApiModel):
+    api_version: str
+    kind: str
+    namespace: str = ""
+    name: str
+    uid: str = ""
+    resource_version: str = ""
+
+
+class NodeClaim(ApiModel):
+    hard_node_affinity: dict[str, Any] | None = None
+    node_selector: dict[str, str] | None = None
+    tolerations: tuple[Toleration, ...] = ()
+
+
+class ReplicaRequirements(ApiModel):
+    node_claim: NodeClaim | None = None
+    resource_request: ResourceList = Field(default_factory=dict)
+    namespace: str = ""
+    priority_class_name: str = ""
+
+
+class ComponentReplicaRequirements(ApiModel):
+    node_claim: NodeClaim | None = None
+    resource_request: ResourceList = Field(default_factory=dict)
+    priority_class_name: str = ""
+
+
+class Component(ApiModel):
+    name: str = Field(min_length=1, max_length=32)
+    replicas: int = Field(ge=0)
+    replica_requirements: ComponentReplicaRequirements | None = None
+
+
+class ComponentAssignment(ApiModel):
+    name: str
+    replicas: int = 0
+
+
+class TargetCluster(ApiModel):
+    name: str
+    replicas: int = 0
+    components: tuple[ComponentAssignment, ...] = ()
+
+
+class BindingSnapshot(ApiModel):
+    namespace: str = ""
+    name: str
+    clusters: tuple[TargetCluster, ...] = ()
+
+
+class GracefulEvictionTask(ApiModel):
+    from_cluster: str
+    purge_mode: str = ""
+    replicas: int | None = None
+    reason: str = ""
+    message: str = ""
+    producer: str = ""
+    grace_period_seconds: int | None = None
+    suppress_deletion: bool | None = None
+    preserved_label_state: dict[str, str] = Field(default_factory=dict)
+    clusters_before_failover: tuple[str, ...] = ()
+    creation_timestamp: str | None = None
+
+
+class ResourceBindingSpec(ApiModel):
+    resource: ObjectReference
+    propagate_deps: bool = False
+    replica_requirements: ReplicaRequirements | None = None
+    replicas: int = 0
+    components: tuple[Component, ...] = ()
+    clusters: tuple[TargetCluster, ...] = ()
+    placement: Placement | None = None
+    graceful_eviction_tasks: tuple[GracefulEvictionTask, ...] = ()
+    required_by: tuple[BindingSnapshot, ...] = ()
+    scheduler_name: str = ""
+    failover: FailoverBehavior | None = None
+    conflict_resolution: ConflictResolution | None = None
+    reschedule_triggered_at: str | None = None
+    suspension: Suspension | None = None
+    preserve_resources_on_deletion: bool | None = None
+    schedule_priority: SchedulePriority | None = None
+
+
+class AggregatedStatusItem(ApiModel):
+    cluster_name: str
+    status: dict[str, Any] | None = None
+    applied: bool = False
+    applied_message: str = ""
+    health: str = ""
+
+
+class ResourceBindingStatus(ApiModel):
+    scheduler_observed_generation: int | None = None
+    scheduler_observed_affinity_name: str = ""
+    last_scheduled_time: str | None = None
+    conditions: tuple[Condition, ...] = ()
+    aggregated_status: tuple[AggregatedStatusItem, ...] = ()
+
+
+class ResourceBinding(ApiModel):
+    """A ResourceBinding (namespaced template) or ClusterResourceBinding (cluster-scoped template)."""
+
+    api_version: Literal["work.karmada.io/v1alpha2"] = "work.karmada.io/v1alpha2"
+    kind: Literal["ResourceBinding", "ClusterResourceBinding"] = "ResourceBinding"
+    metadata: ObjectMeta
+    spec: ResourceBindingSpec
+    status: ResourceBindingStatus = Field(default_factory=ResourceBindingStatus)
+
+    def condition(self, condition_type: str) -> Condition | None:
+        return next((c for c in self.status.conditions if c.type == condition_type), None)

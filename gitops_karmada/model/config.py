@@ -1,0 +1,76 @@
+"""The repository's own configuration (``gitops-karmada.yaml`` at the root): feature gates and layout.
+
+Feature gates default to Karmada's defaults (``pkg/features/features.go``); a repository turns on the
+alpha ones it wants, as an operator would with ``--feature-gates``.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from gitops_karmada.model.base import ApiModel
+
+
+class FeatureGate(enum.StrEnum):
+    PROPAGATE_DEPS = "PropagateDeps"
+    POLICY_PREEMPTION = "PolicyPreemption"
+    MULTIPLE_POD_TEMPLATES_SCHEDULING = "MultiplePodTemplatesScheduling"
+    CUSTOMIZED_CLUSTER_RESOURCE_MODELING = "CustomizedClusterResourceModeling"
+    RESOURCE_QUOTA_ESTIMATE = "ResourceQuotaEstimate"
+    FEDERATED_QUOTA_ENFORCEMENT = "FederatedQuotaEnforcement"
+    STATEFUL_FAILOVER_INJECTION = "StatefulFailoverInjection"
+    FAILOVER = "Failover"
+    GRACEFUL_EVICTION = "GracefulEviction"
+    SCHEDULING_OVERCOMMIT_PROTECTION = "SchedulingOvercommitProtection"
+
+
+KARMADA_DEFAULT_GATES: dict[FeatureGate, bool] = {
+    FeatureGate.PROPAGATE_DEPS: True,
+    FeatureGate.POLICY_PREEMPTION: False,
+    FeatureGate.MULTIPLE_POD_TEMPLATES_SCHEDULING: False,
+    FeatureGate.CUSTOMIZED_CLUSTER_RESOURCE_MODELING: True,
+    FeatureGate.RESOURCE_QUOTA_ESTIMATE: False,
+    FeatureGate.FEDERATED_QUOTA_ENFORCEMENT: False,
+    FeatureGate.STATEFUL_FAILOVER_INJECTION: False,
+    FeatureGate.FAILOVER: False,
+    FeatureGate.GRACEFUL_EVICTION: True,
+    FeatureGate.SCHEDULING_OVERCOMMIT_PROTECTION: False,
+}
+
+
+class OutputLayout(ApiModel):
+    clusters_dir: str = "clusters"
+    state_dir: str = "karmada-state"
+
+    @field_validator("clusters_dir", "state_dir")
+    @classmethod
+    def _plain_folder(cls, value: str) -> str:
+        parts = value.split("/")
+        if not value or value.startswith("/") or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+            raise ValueError(f"{value!r} must be a relative folder path without '.', '..' or dot-folders")
+        return value
+
+
+class ClusterScopedKind(ApiModel):
+    group: str = ""
+    kind: str = Field(min_length=1)
+
+
+class ToolConfig(ApiModel):
+    api_version: Literal["gitops-karmada.io/v1alpha1"] = "gitops-karmada.io/v1alpha1"
+    kind: Literal["Config"] = "Config"
+    feature_gates: dict[FeatureGate, bool] = Field(default_factory=dict)
+    output: OutputLayout = Field(default_factory=OutputLayout)
+    exclude: tuple[str, ...] = ()
+    """Extra glob patterns (POSIX paths from the repository root) that are never read as input."""
+    cluster_scoped_kinds: tuple[ClusterScopedKind, ...] = ()
+    """Cluster-scoped custom kinds, in addition to the built-in list and CRDs found in the repository."""
+    skipped_propagating_namespaces: tuple[str, ...] = (r"kube-.*",)
+    """Regular expressions of namespaces whose templates are never propagated (Karmada's flag)."""
+    enable_empty_workload_propagation: bool = False
+
+    def gate(self, gate: FeatureGate) -> bool:
+        return self.feature_gates.get(gate, KARMADA_DEFAULT_GATES[gate])

@@ -1,0 +1,50 @@
+"""Diagnostics: what is wrong, where (file, document index, field path), and how bad."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class SourceRef:
+    """A document in the repository: the file's POSIX path and the 0-based index of the document in it."""
+
+    path: str
+    doc_index: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.path}[{self.doc_index}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One finding about the input or the run. ``field`` is a dotted path in Karmada's JSON names."""
+
+    severity: Severity
+    message: str
+    source: SourceRef | None = None
+    field: str = ""
+    subject: str = ""
+    """The object concerned when there is no source document (a template key, a binding)."""
+
+    def __str__(self) -> str:
+        where = " ".join(part for part in (str(self.source) if self.source else self.subject, self.field) if part)
+        return f"{where}: {self.message}" if where else self.message
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+def error(message: str, source: SourceRef | None = None, field: str = "", subject: str = "") -> Diagnostic:
+    return Diagnostic(Severity.ERROR, message, source, field, subject)
+
+
+def warning(message: str, source: SourceRef | None = None, field: str = "", subject: str = "") -> Diagnostic:
+    return Diagnostic(Severity.WARNING, message, source, field, subject)

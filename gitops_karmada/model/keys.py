@@ -1,0 +1,38 @@
+"""Identity of objects: ``ObjectKey`` for templates, ``NewType`` names for clusters and policies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NewType
+
+ClusterName = NewType("ClusterName", str)
+PolicyName = NewType("PolicyName", str)
+Namespace = NewType("Namespace", str)
+
+
+def group_of(api_version: str) -> str:
+    """The API group of an apiVersion: ``apps/v1`` → ``apps``, ``v1`` → ``""`` (core)."""
+    return api_version.rpartition("/")[0]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class ObjectKey:
+    """apiVersion/kind/namespace/name of a template; namespace is ``""`` for cluster-scoped objects."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+
+    @property
+    def group(self) -> str:
+        return group_of(self.api_version)
+
+    @property
+    def identity(self) -> tuple[str, str, str, str]:
+        """What makes two objects the same Kubernetes object: the version is not part of it."""
+        return (self.group, self.kind, self.namespace, self.name)
+
+    def __str__(self) -> str:
+        kind = f"{self.kind}.{self.group}" if self.group else self.kind
+        return f"{kind}/{self.namespace}/{self.name}" if self.namespace else f"{kind}/{self.name}"

@@ -1,0 +1,41 @@
+"""Manifest: a resource template as decoded from YAML, plus its identity and where it came from.
+
+Templates stay raw (like Karmada's ``unstructured``): the body is the decoded mapping and is never
+mutated; every transformation (revise replicas, overrides, pruning) works on a deep copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gitops_karmada.model.diagnostics import SourceRef
+from gitops_karmada.model.keys import ObjectKey
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    key: ObjectKey
+    body: Mapping[str, Any]
+    source: SourceRef
+
+    @property
+    def metadata(self) -> Mapping[str, Any]:
+        meta = self.body.get("metadata")
+        return meta if isinstance(meta, Mapping) else {}
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        labels = self.metadata.get("labels")
+        return labels if isinstance(labels, Mapping) else {}
+
+    @property
+    def annotations(self) -> Mapping[str, str]:
+        annotations = self.metadata.get("annotations")
+        return annotations if isinstance(annotations, Mapping) else {}
+
+    @property
+    def uid(self) -> str:
+        uid = self.metadata.get("uid")
+        return uid if isinstance(uid, str) else ""
