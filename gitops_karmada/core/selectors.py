@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.model.base import LabelSelector, SelectorOperator
-from gitops_karmada.model.clusters import Cluster
-from gitops_karmada.model.policies import ClusterAffinity, FieldSelectorRequirement, ResourceSelector
+
+if TYPE_CHECKING:
+    from gitops_karmada.model.clusters import Cluster
+    from gitops_karmada.model.policies import ClusterAffinity, FieldSelectorRequirement, ResourceSelector
 
 
 class ImplicitPriority(enum.IntEnum):
@@ -73,7 +75,9 @@ def resource_match_selectors_priority(
     resource: Mapping[str, Any], selectors: Iterable[ResourceSelector]
 ) -> ImplicitPriority:
     """The highest implicit priority over ``selectors`` (MISMATCH for none)."""
-    return max((resource_selector_priority(resource, s) for s in selectors), default=ImplicitPriority.MISMATCH)
+    return max(
+        (resource_selector_priority(resource, s) for s in selectors), default=ImplicitPriority.MISMATCH
+    )
 
 
 def match_zones(requirement: FieldSelectorRequirement, zones: Sequence[str]) -> bool:
@@ -111,7 +115,9 @@ def cluster_matches(cluster: Cluster, affinity: ClusterAffinity) -> bool:
     if affinity.label_selector is not None and not labels_match(affinity.label_selector, cluster.labels):
         return False
     if affinity.field_selector is not None:
-        fields = {k: v for k, v in (("provider", cluster.spec.provider), ("region", cluster.spec.region)) if v}
+        fields = {
+            k: v for k, v in (("provider", cluster.spec.provider), ("region", cluster.spec.region)) if v
+        }
         for requirement in affinity.field_selector.match_expressions:
             if requirement.key == "zone":
                 if not match_zones(requirement, cluster.spec.effective_zones()):

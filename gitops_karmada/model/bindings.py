@@ -13,7 +13,13 @@ from pydantic import Field
 
 from gitops_karmada.model.base import ApiModel, ObjectMeta, ResourceList, Toleration
 from gitops_karmada.model.clusters import Condition
-from gitops_karmada.model.policies import ConflictResolution, FailoverBehavior, Placement, SchedulePriority, Suspension
+from gitops_karmada.model.policies import (
+    ConflictResolution,
+    FailoverBehavior,
+    Placement,
+    SchedulePriority,
+    Suspension,
+)
 
 
 class ObjectReference(ApiModel):

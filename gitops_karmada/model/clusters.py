@@ -112,7 +112,9 @@ class Cluster(ApiModel):
         if not metadata.name:
             raise ValueError("metadata.name is required")
         if len(metadata.name) > 48 or not is_dns1123_label(metadata.name):
-            raise ValueError(f"cluster name {metadata.name!r} must be a DNS-1123 label of at most 48 characters")
+            raise ValueError(
+                f"cluster name {metadata.name!r} must be a DNS-1123 label of at most 48 characters"
+            )
         return metadata
 
     @property

@@ -49,7 +49,11 @@ class OutputLayout(ApiModel):
     @classmethod
     def _plain_folder(cls, value: str) -> str:
         parts = value.split("/")
-        if not value or value.startswith("/") or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        if (
+            not value
+            or value.startswith("/")
+            or any(p in ("", ".", "..") or p.startswith(".") for p in parts)
+        ):
             raise ValueError(f"{value!r} must be a relative folder path without '.', '..' or dot-folders")
         return value
 

@@ -34,7 +34,9 @@ class Diagnostic:
     """The object concerned when there is no source document (a template key, a binding)."""
 
     def __str__(self) -> str:
-        where = " ".join(part for part in (str(self.source) if self.source else self.subject, self.field) if part)
+        where = " ".join(
+            part for part in (str(self.source) if self.source else self.subject, self.field) if part
+        )
         return f"{where}: {self.message}" if where else self.message
 
     @property

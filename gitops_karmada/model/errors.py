@@ -6,9 +6,12 @@ may be temporary (a push race, a network blip) and is retried by the callers tha
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from gitops_karmada.model.diagnostics import Diagnostic, SourceRef
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gitops_karmada.model.diagnostics import Diagnostic, SourceRef
 
 
 class GitopsKarmadaError(Exception):
@@ -26,7 +29,7 @@ class InputError(GitopsKarmadaError):
         super().__init__(f"{where}: {message}" if where else message)
 
 
-class ValidationFailed(GitopsKarmadaError):
+class InputValidationError(GitopsKarmadaError):
     """The input has errors; ``diagnostics`` holds all of them, not only the first."""
 
     def __init__(self, diagnostics: Sequence[Diagnostic]) -> None:

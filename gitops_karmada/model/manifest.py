@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gitops_karmada.model.diagnostics import SourceRef
-from gitops_karmada.model.keys import ObjectKey
+if TYPE_CHECKING:
+    from gitops_karmada.model.diagnostics import SourceRef
+    from gitops_karmada.model.keys import ObjectKey
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,10 +21,12 @@ import functools
 import math
 import re
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import GetCoreSchemaHandler
 from pydantic_core import core_schema
+
+if TYPE_CHECKING:
+    from pydantic import GetCoreSchemaHandler
 
 __all__ = ["Format", "Quantity", "QuantityError", "parse_quantity"]
 
@@ -149,7 +151,9 @@ class Quantity:
 
     # -- pydantic integration: accept str/int/float, serialise to the canonical string ------------
     @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        cls, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         def validate(raw: object) -> Quantity:
             try:
                 return cls.parse(raw)
@@ -167,7 +171,9 @@ def _parse_string(text: str) -> Quantity:
     if match is None or text in ("", "+", "-"):
         raise QuantityError(f"quantities must match the regular expression "
                             f"'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$', got {text!r}")  # fmt: skip
-    number = Fraction(match["number"]) if not match["number"].endswith(".") else Fraction(match["number"][:-1])
+    number = (
+        Fraction(match["number"]) if not match["number"].endswith(".") else Fraction(match["number"][:-1])
+    )
     suffix = match["suffix"]
     if suffix in _BINARY_SUFFIXES:
         fmt = Format.BINARY_SI

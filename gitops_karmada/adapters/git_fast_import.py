@@ -1,0 +1,158 @@
+"""Writes one commit's objects with a single ``git fast-import`` stream (the parent plus the changed paths).
+
+It only creates objects and a private temporary ref; moving a user-visible ref is the caller's job. The
+stream declares ``feature done``, so a stream cut off at any point (the process killed mid-way) is rejected
+by fast-import instead of being committed as a truncated tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from typing import IO
+
+from gitops_karmada.adapters.git_process import GitRunner, git_error
+from gitops_karmada.adapters.git_tree import REGULAR_FILE_MODE, encode_path
+from gitops_karmada.model.errors import GitError
+
+_FLUSH_BYTES = 1 << 20
+# fast-import reads an unquoted path literally to the end of the line; anything that could be mistaken for
+# quoting or break the line gets C-style quoting instead.
+_NEEDS_QUOTING = re.compile(rb'[\x00-\x1f"\\\x7f]')
+_C_ESCAPES = {ord('"'): b'\\"', ord("\\"): b"\\\\", ord("\n"): b"\\n", ord("\t"): b"\\t"}
+_QUOTED_BYTE = tuple(
+    _C_ESCAPES.get(byte, b"\\%03o" % byte if byte < 0x20 or byte == 0x7F else bytes((byte,))) for byte in range(256)
+)
+
+
+def quote_path(path: str) -> bytes:
+    """The path as fast-import reads it: literal when safe, else C-style quoted (UTF-8 bytes kept raw)."""
+    raw = encode_path(path)
+    if not _NEEDS_QUOTING.search(raw):
+        return raw
+    return b'"' + b"".join(_QUOTED_BYTE[byte] for byte in raw) + b'"'
+
+
+def invalid_path_reason(path: str) -> str | None:
+    """Why git cannot store ``path`` as a repository-relative POSIX path, or None when it can."""
+    if not path:
+        return "the path is empty"
+    if "\0" in path:
+        return "the path contains a NUL byte"
+    if path.startswith("/"):
+        return "the path is absolute"
+    for component in path.split("/"):
+        if component in ("", ".", ".."):
+            return f"the path has an empty, '.' or '..' component ({component!r})"
+        # git refuses .git in any letter case (and NTFS/HFS lookalikes with trailing dots or spaces).
+        if component.rstrip(". ").lower() == ".git":
+            return "the path has a .git component"
+    return None
+
+
+def check_changes(changes: Mapping[str, bytes | None]) -> tuple[str, ...]:
+    """The changed paths in sorted (deterministic) order; GitError if any path is unusable."""
+    paths = tuple(sorted(changes))
+    for path in paths:
+        reason = invalid_path_reason(path)
+        if reason:
+            raise GitError("commit", f"cannot write {path!r}: {reason}")
+    written = {path for path in paths if changes[path] is not None}
+    for path in sorted(written):
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in written:
+                raise GitError("commit", f"cannot write both the file {folder!r} and the file {path!r} inside it")
+    return paths
+
+
+def _send(stdin: IO[bytes], chunk: bytearray) -> None:
+    stdin.write(chunk)
+    chunk.clear()
+
+
+def _stream(
+    stdin: IO[bytes],
+    *,
+    temp_ref: str,
+    parent: str,
+    author: str,
+    committer: str,
+    message: bytes,
+    paths: Sequence[str],
+    changes: Mapping[str, bytes | None],
+) -> None:
+    chunk = bytearray(b"feature done\n")
+    chunk += b"commit %s\nmark :1\n" % temp_ref.encode()
+    chunk += b"author %s\ncommitter %s\n" % (author.encode(), committer.encode())
+    chunk += b"data %d\n%s\nfrom %s\n" % (len(message), message, parent.encode())
+    for path in paths:
+        # Contents are looked up while streaming, so a lazily computed mapping is never held twice.
+        content = changes[path]
+        if content is None:
+            chunk += b"D %s\n" % quote_path(path)
+        else:
+            chunk += b"M %s inline %s\ndata %d\n" % (REGULAR_FILE_MODE.encode(), quote_path(path), len(content))
+            if len(content) >= _FLUSH_BYTES:
+                _send(stdin, chunk)
+                stdin.write(content)
+            else:
+                chunk += content
+            chunk += b"\n"
+        if len(chunk) >= _FLUSH_BYTES:
+            _send(stdin, chunk)
+    chunk += b"\nget-mark :1\ndone\n"
+    _send(stdin, chunk)
+
+
+def import_commit(
+    runner: GitRunner,
+    *,
+    temp_ref: str,
+    parent: str,
+    author: str,
+    committer: str,
+    message: str,
+    changes: Mapping[str, bytes | None],
+) -> str:
+    """Create the commit ``parent`` + ``changes`` at ``temp_ref``; return its id.
+
+    ``author`` and ``committer`` are raw git identities (``Name <email> <epoch> <±hhmm>``). Files are written
+    with mode 100644; ``None`` deletes the path (a folder path deletes the whole folder).
+    """
+    paths = check_changes(changes)
+    with tempfile.TemporaryFile() as stderr:
+        process = runner.spawn(["fast-import", "--quiet", "--date-format=raw"], stderr=stderr)
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            _stream(
+                process.stdin,
+                temp_ref=temp_ref,
+                parent=parent,
+                author=author,
+                committer=committer,
+                message=message.encode("utf-8"),
+                paths=paths,
+                changes=changes,
+            )
+            process.stdin.close()
+        except BrokenPipeError:
+            # fast-import stopped reading: it failed, and its stderr says why.
+            with contextlib.suppress(BrokenPipeError):
+                process.stdin.close()
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+        reply = process.stdout.read()
+        process.stdout.close()
+        if process.wait() != 0:
+            stderr.seek(0)
+            raise git_error("fast-import", f"writing the commit on top of {parent}", stderr.read())
+    commit = reply.decode("ascii", "replace").strip()
+    if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
+        raise GitError("fast-import", f"unexpected reply instead of the new commit id: {commit[:200]!r}")
+    return commit

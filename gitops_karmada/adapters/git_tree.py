@@ -1,0 +1,96 @@
+"""Lists the entries of a commit's tree with ``git ls-tree -r -z`` and classifies them by mode."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from gitops_karmada.adapters.git_process import GitRunner
+
+REGULAR_FILE_MODE = "100644"
+EXECUTABLE_FILE_MODE = "100755"
+SYMLINK_MODE = "120000"
+SUBMODULE_MODE = "160000"
+
+
+class EntryKind(enum.StrEnum):
+    """What a tree entry is, from its git mode."""
+
+    FILE = "file"
+    EXECUTABLE = "executable"
+    SYMLINK = "symlink"
+    SUBMODULE = "submodule"
+
+
+_KIND_BY_MODE = {
+    REGULAR_FILE_MODE: EntryKind.FILE,
+    EXECUTABLE_FILE_MODE: EntryKind.EXECUTABLE,
+    SYMLINK_MODE: EntryKind.SYMLINK,
+    SUBMODULE_MODE: EntryKind.SUBMODULE,
+    # Old git wrote group-writable files as 100664; fsck accepts it and checkout treats it as 100644.
+    "100664": EntryKind.FILE,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """One non-tree entry of a recursive tree listing; ``oid`` is a blob (or a submodule's commit)."""
+
+    path: str
+    mode: str
+    oid: str
+
+    @property
+    def kind(self) -> EntryKind:
+        return _KIND_BY_MODE[self.mode]
+
+    @property
+    def is_regular_file(self) -> bool:
+        return self.kind in (EntryKind.FILE, EntryKind.EXECUTABLE)
+
+
+def decode_path(raw: bytes) -> str:
+    """A git path as ``str``; bytes that are not UTF-8 survive as surrogates and encode back unchanged."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def encode_path(path: str) -> bytes:
+    return path.encode("utf-8", "surrogateescape")
+
+
+def parse_ls_tree(output: bytes) -> tuple[TreeEntry, ...]:
+    """Parse ``ls-tree -r -z`` records: ``<mode> SP <type> SP <oid> TAB <path> NUL``."""
+    entries = []
+    for record in output.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, _kind, oid = meta.decode("ascii").split(" ")
+        entries.append(TreeEntry(path=decode_path(raw_path), mode=mode, oid=oid))
+    return tuple(entries)
+
+
+def normalise_prefix(prefix: str) -> str:
+    """``clusters/`` and ``clusters`` mean the same folder; ``""`` and ``.`` mean the whole tree."""
+    stripped = prefix.strip("/")
+    return "" if stripped == "." else stripped
+
+
+def is_under(path: str, prefix: str) -> bool:
+    """Whether ``path`` is ``prefix`` itself or inside the folder ``prefix`` (whole path components)."""
+    return not prefix or path == prefix or path.startswith(prefix + "/")
+
+
+def list_tree(runner: GitRunner, commit: str, prefixes: Sequence[str] | None = None) -> tuple[TreeEntry, ...]:
+    """Every non-tree entry of ``commit``'s tree, in git's order, optionally only under ``prefixes``."""
+    args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit]
+    wanted = sorted({normalise_prefix(prefix) for prefix in prefixes}) if prefixes is not None else [""]
+    if "" not in wanted:
+        # The pathspec lets git skip unrelated subtrees; the filter below is what defines the result.
+        args += ["--", *wanted]
+    output = runner.run(args, operation="ls-tree", what=f"listing the tree of {commit}").stdout
+    entries = parse_ls_tree(output)
+    if "" in wanted:
+        return entries
+    return tuple(entry for entry in entries if any(is_under(entry.path, prefix) for prefix in wanted))

@@ -1,0 +1,208 @@
+"""Build the ResourceBinding record of a template from its match, interpretation and schedule.
+
+The record carries what Karmada's binding carries (claim metadata, resource reference, replicas and
+requirements or components, the defaulted placement, policy fields, the scheduling result, conditions)
+plus, in ``status.aggregatedStatus``, which clusters' folders really received the manifest
+(``applied``): a later run only ever deletes or rewrites files its bindings say it wrote, which is how
+hand-written files in a cluster folder survive.
+
+Times are never read from a clock: ``now`` is the source commit's time, and a condition keeps its
+previous ``lastTransitionTime`` while its status does not change, so identical inputs give identical
+records.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gitops_karmada.core.layout import binding_name
+from gitops_karmada.model import wellknown
+from gitops_karmada.model.base import ObjectMeta
+from gitops_karmada.model.bindings import (
+    AggregatedStatusItem,
+    Component,
+    ObjectReference,
+    ReplicaRequirements,
+    ResourceBinding,
+    ResourceBindingSpec,
+    ResourceBindingStatus,
+    TargetCluster,
+)
+from gitops_karmada.model.clusters import Condition
+from gitops_karmada.model.policies import ConflictResolution
+
+if TYPE_CHECKING:
+    from gitops_karmada.core.detector import PolicyMatch
+    from gitops_karmada.model.manifest import Manifest
+
+_BINDING_ID_NAMESPACE = uuid.UUID("1d0b5b46-8f55-4d2e-bb2a-7f0fd8a1c3e4")
+SOURCE_ANNOTATION = "gitops-karmada.io/source"
+"""Where the template lives in the repository (``path[document]``)."""
+CLAIM_STATE_ANNOTATION = "gitops-karmada.io/claim"
+"""How the detector decided (fresh, sticky, preempted, orphaned, namespace-sync...)."""
+
+SCHEDULED = "Scheduled"
+FULLY_APPLIED = "FullyApplied"
+SCHEDULE_SUCCESS_MESSAGE = "Binding has been scheduled successfully."
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BindingInputs:
+    """What the pipeline decided for one template, to be recorded."""
+
+    template: Manifest
+    match: PolicyMatch
+    replicas: int
+    replica_requirements: ReplicaRequirements | None
+    components: tuple[Component, ...]
+    clusters: tuple[TargetCluster, ...]
+    scheduled: Condition
+    observed_affinity_name: str = ""
+    applied: dict[str, str] | None = None
+    """Cluster → "" when its folder holds our manifest, else the reason it does not (a conflict)."""
+    reschedule_triggered_at: str | None = None
+    scheduled_changed: bool = True
+    """Whether the scheduling result differs from the previous run (for ``lastScheduledTime``)."""
+
+
+def binding_permanent_id(template: Manifest) -> str:
+    key = template.key
+    return str(uuid.uuid5(_BINDING_ID_NAMESPACE, f"{key.group}/{key.kind}/{key.namespace}/{key.name}"))
+
+
+def carry_condition(new: Condition, previous: ResourceBinding | None, now: str) -> Condition:
+    """``new`` with the previous lastTransitionTime when the status did not change, else ``now``."""
+    old = previous.condition(new.type) if previous is not None else None
+    if old is not None and old.status == new.status and old.last_transition_time:
+        return new.model_copy(update={"last_transition_time": old.last_transition_time})
+    return new.model_copy(update={"last_transition_time": now})
+
+
+def scheduled_condition(success: bool, reason: str, message: str) -> Condition:
+    return Condition(type=SCHEDULED, status="True" if success else "False", reason=reason, message=message)
+
+
+def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: str) -> ResourceBinding:
+    """The binding record for one template (see the module docstring)."""
+    template, match = inputs.template, inputs.match
+    key = template.key
+    policy = match.policy
+    labels: dict[str, str] = {}
+    annotations: dict[str, str] = {
+        SOURCE_ANNOTATION: str(template.source),
+        CLAIM_STATE_ANNOTATION: match.state,
+    }
+    if policy is not None:
+        if policy.is_cluster_scoped:
+            labels[wellknown.CPP_PERMANENT_ID_LABEL] = match.permanent_id
+            annotations[wellknown.CPP_NAME_ANNOTATION] = policy.name
+        else:
+            labels[wellknown.PP_PERMANENT_ID_LABEL] = match.permanent_id
+            annotations[wellknown.PP_NAME_ANNOTATION] = policy.name
+            annotations[wellknown.PP_NAMESPACE_ANNOTATION] = policy.namespace
+    id_label = (
+        wellknown.RESOURCE_BINDING_PERMANENT_ID_LABEL
+        if key.namespace
+        else wellknown.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL
+    )
+    labels[id_label] = binding_permanent_id(template)
+    metadata = ObjectMeta(
+        name=binding_name(key),
+        **({"namespace": key.namespace} if key.namespace else {}),
+        labels=dict(sorted(labels.items())),
+        annotations=dict(sorted(annotations.items())),
+    )
+
+    spec_fields: dict[str, object] = {
+        "resource": ObjectReference(
+            api_version=key.api_version,
+            kind=key.kind,
+            **({"namespace": key.namespace} if key.namespace else {}),
+            name=key.name,
+            **({"uid": template.uid} if template.uid else {}),
+        )
+    }
+    if inputs.components:
+        spec_fields["components"] = inputs.components
+    else:
+        if inputs.replicas:
+            spec_fields["replicas"] = inputs.replicas
+        if inputs.replica_requirements is not None:
+            spec_fields["replica_requirements"] = inputs.replica_requirements
+    spec_fields["clusters"] = inputs.clusters
+    if policy is not None:
+        pspec = policy.spec
+        spec_fields["placement"] = pspec.placement
+        spec_fields["scheduler_name"] = pspec.scheduler_name
+        if pspec.propagate_deps:
+            spec_fields["propagate_deps"] = True
+        if pspec.failover is not None:
+            spec_fields["failover"] = pspec.failover
+        spec_fields["conflict_resolution"] = pspec.conflict_resolution or ConflictResolution.ABORT
+        if pspec.suspension is not None:
+            spec_fields["suspension"] = pspec.suspension
+        if pspec.preserve_resources_on_deletion is not None:
+            spec_fields["preserve_resources_on_deletion"] = pspec.preserve_resources_on_deletion
+        if pspec.schedule_priority is not None:
+            spec_fields["schedule_priority"] = pspec.schedule_priority
+    elif previous is not None:
+        # an orphaned binding keeps the policy fields it was built with (Karmada leaves them as they are)
+        prev = previous.spec
+        for name in ("placement", "scheduler_name", "propagate_deps", "failover", "conflict_resolution",
+                     "suspension", "preserve_resources_on_deletion", "schedule_priority"):  # fmt: skip
+            if name in prev.model_fields_set:
+                spec_fields[name] = getattr(prev, name)
+    if inputs.reschedule_triggered_at:
+        spec_fields["reschedule_triggered_at"] = inputs.reschedule_triggered_at
+    spec = ResourceBindingSpec(**spec_fields)
+
+    conditions = [carry_condition(inputs.scheduled, previous, now)]
+    status_fields: dict[str, object] = {}
+    if inputs.observed_affinity_name:
+        status_fields["scheduler_observed_affinity_name"] = inputs.observed_affinity_name
+    # lastScheduledTime moves only when a successful schedule changed the result
+    previous_time = previous.status.last_scheduled_time if previous is not None else None
+    succeeded = inputs.scheduled.status == "True"
+    if succeeded and (inputs.scheduled_changed or previous_time is None):
+        status_fields["last_scheduled_time"] = now
+    elif previous_time is not None:
+        status_fields["last_scheduled_time"] = previous_time
+    if inputs.applied is not None:
+        items = tuple(
+            AggregatedStatusItem(
+                cluster_name=name, applied=not reason, **({"applied_message": reason} if reason else {})
+            )
+            for name, reason in sorted(inputs.applied.items())
+        )
+        if items:
+            status_fields["aggregated_status"] = items
+        all_applied = all(not reason for reason in inputs.applied.values())
+        conditions.append(
+            carry_condition(
+                Condition(
+                    type=FULLY_APPLIED,
+                    status="True" if all_applied else "False",
+                    reason="FullyAppliedSuccess" if all_applied else "FullyAppliedFailed",
+                    message="All works have been successfully applied"
+                    if all_applied
+                    else "Failed to apply all works, see status.aggregatedStatus for details",
+                ),
+                previous,
+                now,
+            )
+        )
+    status_fields["conditions"] = tuple(conditions)
+    status = ResourceBindingStatus(**status_fields)
+    return ResourceBinding(
+        kind="ResourceBinding" if key.namespace else "ClusterResourceBinding",
+        metadata=metadata,
+        spec=spec,
+        status=status,
+    )
+
+
+def applied_clusters(binding: ResourceBinding) -> tuple[str, ...]:
+    """Clusters whose folder holds the manifest this binding's run wrote."""
+    return tuple(item.cluster_name for item in binding.status.aggregated_status if item.applied)

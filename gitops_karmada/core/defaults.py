@@ -1,0 +1,107 @@
+"""Karmada's mutating-webhook defaults for policies, applied once after parsing.
+
+Bindings copy the *defaulted* placement, as Karmada stores it in etcd; parsing keeps what the user
+wrote so that validation messages point at the user's text. Permanent IDs, which Karmada draws at random
+when a policy is created, are derived from the policy's identity here (unless the object already carries
+one, as an export from a live control plane does), so that every run computes the same claims.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import TypeVar
+
+from gitops_karmada.model import wellknown
+from gitops_karmada.model.policies import (
+    AnyPropagationPolicy,
+    ClusterPropagationPolicy,
+    DecisionConditions,
+    FailoverBehavior,
+    Placement,
+    PropagationPolicy,
+    PurgeMode,
+    ReplicaDivisionPreference,
+    ReplicaSchedulingType,
+    SpreadFieldValue,
+)
+
+P = TypeVar("P", PropagationPolicy, ClusterPropagationPolicy)
+
+_PERMANENT_ID_NAMESPACE = uuid.UUID("6f1b8e8e-5a36-4f49-9d3c-0b7c2f8f6a11")
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+DEFAULT_TOLERATION_SECONDS = 300
+DEFAULT_GRACE_PERIOD_SECONDS = 600
+
+
+def permanent_id(policy: AnyPropagationPolicy) -> str:
+    """The policy's permanent ID: its own label if present, else a UUID derived from kind/namespace/name."""
+    label = wellknown.CPP_PERMANENT_ID_LABEL if policy.is_cluster_scoped else wellknown.PP_PERMANENT_ID_LABEL
+    existing = policy.metadata.labels.get(label)
+    if existing:
+        return existing
+    return str(uuid.uuid5(_PERMANENT_ID_NAMESPACE, f"{policy.kind}/{policy.namespace}/{policy.name}"))
+
+
+def default_placement(placement: Placement) -> Placement:
+    """Spread-constraint and division-preference defaults (SetDefaultSpreadConstraints & co)."""
+    constraints = tuple(
+        constraint.model_copy(
+            update={
+                **({"spread_by_field": SpreadFieldValue.CLUSTER}
+                   if constraint.spread_by_field is None and not constraint.spread_by_label else {}),
+                **({"min_groups": 1} if constraint.min_groups == 0 else {}),
+            }
+        )
+        for constraint in placement.spread_constraints
+    )  # fmt: skip
+    update: dict[str, object] = {}
+    if placement.spread_constraints:
+        update["spread_constraints"] = constraints
+    strategy = placement.replica_scheduling
+    if (
+        strategy is not None
+        and strategy.replica_scheduling_type is ReplicaSchedulingType.DIVIDED
+        and strategy.replica_division_preference is None
+    ):
+        update["replica_scheduling"] = strategy.model_copy(
+            update={"replica_division_preference": ReplicaDivisionPreference.WEIGHTED}
+        )
+    return placement.model_copy(update=update) if update else placement
+
+
+def _default_failover(failover: FailoverBehavior) -> FailoverBehavior:
+    update: dict[str, object] = {}
+    if failover.application is not None:
+        app = failover.application
+        purge = app.purge_mode or PurgeMode.GRACEFULLY
+        app_update: dict[str, object] = {"purge_mode": purge}
+        if app.decision_conditions.toleration_seconds is None:
+            app_update["decision_conditions"] = DecisionConditions(
+                toleration_seconds=DEFAULT_TOLERATION_SECONDS
+            )
+        if purge in (PurgeMode.GRACEFULLY, PurgeMode.GRACIOUSLY) and app.grace_period_seconds is None:
+            app_update["grace_period_seconds"] = DEFAULT_GRACE_PERIOD_SECONDS
+        update["application"] = app.model_copy(update=app_update)
+    if failover.cluster is not None and failover.cluster.purge_mode is None:
+        update["cluster"] = failover.cluster.model_copy(update={"purge_mode": PurgeMode.GRACEFULLY})
+    return failover.model_copy(update=update) if update else failover
+
+
+def default_policy(policy: P) -> P:
+    """The policy as Karmada's mutating webhook would store it."""
+    spec = policy.spec
+    spec_update: dict[str, object] = {"placement": default_placement(spec.placement)}
+    if not policy.is_cluster_scoped:
+        # a PropagationPolicy only ever selects objects of its own namespace
+        spec_update["resource_selectors"] = tuple(
+            s if s.namespace else s.model_copy(update={"namespace": policy.namespace})
+            for s in spec.resource_selectors
+        )
+    if not spec.scheduler_name:
+        spec_update["scheduler_name"] = DEFAULT_SCHEDULER_NAME
+    if spec.failover is not None:
+        spec_update["failover"] = _default_failover(spec.failover)
+    if any(s.api_version == "multicluster.x-k8s.io/v1alpha1" and s.kind == "ServiceImport"
+           for s in spec.resource_selectors):  # fmt: skip
+        spec_update["propagate_deps"] = True
+    return policy.model_copy(update={"spec": spec.model_copy(update=spec_update)})

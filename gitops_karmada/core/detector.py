@@ -1,0 +1,338 @@
+"""Which policy propagates each template: Karmada's resource detector as a pure function.
+
+Order of decision for one template (``pkg/detector/policy.go`` propagateResource):
+
+1. a claim recorded in the previous binding is honoured while its policy exists and still selects the
+   template (sticky claims); with the ``PolicyPreemption`` gate a policy with ``preemption: Always`` that
+   names the template may take it over (a PropagationPolicy over a ClusterPropagationPolicy always, over
+   another PropagationPolicy only with a strictly higher explicit priority; a ClusterPropagationPolicy only
+   over another ClusterPropagationPolicy with a strictly higher priority);
+2. otherwise the best PropagationPolicy of the template's namespace, and only if there is none the best
+   ClusterPropagationPolicy: higher explicit ``.spec.priority``, then higher implicit priority (name >
+   label selector > kind only), then the lexicographically smaller name;
+3. no policy: a template that had a binding keeps it, unclaimed, with its placement (Karmada keeps the
+   ResourceBinding when its policy is deleted); a ``v1`` Namespace is propagated to every cluster by the
+   namespace-sync controller unless labelled ``namespace.karmada.io/skip-auto-propagation: "true"``.
+
+Deliberate difference: when a claimed policy stops selecting a template because the *template's* labels
+changed, Karmada leaves the stale claim in place; here the claim is released and the template re-matched,
+which is what Karmada does when the *policy* changes and what a user expects in both cases.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from gitops_karmada.core.defaults import permanent_id
+from gitops_karmada.core.selectors import ImplicitPriority, resource_match_selectors_priority
+from gitops_karmada.model import wellknown
+from gitops_karmada.model.policies import (
+    AnyPropagationPolicy,
+    ClusterPropagationPolicy,
+    PreemptionBehavior,
+    PropagationPolicy,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+
+    from gitops_karmada.model.bindings import ResourceBinding
+    from gitops_karmada.model.manifest import Manifest
+
+
+class ClaimState(enum.StrEnum):
+    FRESH = "fresh"
+    """Matched now (no valid previous claim)."""
+    STICKY = "sticky"
+    """Kept the policy recorded in the previous binding."""
+    PREEMPTED = "preempted"
+    """Taken over from the previous policy by a policy with ``preemption: Always``."""
+    ORPHANED = "orphaned"
+    """No policy selects it; the previous binding and its placement are kept, unclaimed."""
+    NAMESPACE_SYNC = "namespace-sync"
+    """A Namespace propagated to every cluster by Karmada's namespace-sync controller."""
+    WAITING = "waiting"
+    """Its policy waits for ``dependentOverrides`` that do not exist; nothing changes."""
+    UNMATCHED = "unmatched"
+    """No policy selects it and it was never propagated."""
+    IGNORED = "ignored"
+    """Claimed by another controller (``resourcetemplate.karmada.io/claimed-by``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyRef:
+    kind: str
+    namespace: str
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.namespace}/{self.name}" if self.namespace else f"{self.kind}/{self.name}"
+
+
+def ref_of(policy: AnyPropagationPolicy) -> PolicyRef:
+    return PolicyRef(policy.kind, policy.namespace, policy.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A policy that selects the template, with the two priorities that rank it."""
+
+    policy: PolicyRef
+    explicit_priority: int
+    implicit_priority: ImplicitPriority
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyMatch:
+    state: ClaimState
+    policy: AnyPropagationPolicy | None = None
+    reason: str = ""
+    candidates: tuple[Candidate, ...] = ()
+    """Every policy of the deciding kind that selects the template, best first."""
+    released_claim: str = ""
+    """A previous claim that was dropped, and why."""
+
+    @property
+    def permanent_id(self) -> str:
+        return permanent_id(self.policy) if self.policy is not None else ""
+
+
+def explicit_priority(policy: AnyPropagationPolicy) -> int:
+    return policy.spec.priority if policy.spec.priority is not None else 0
+
+
+def _rank_key(candidate: Candidate) -> tuple[int, int, str]:
+    # total order of getHighestPriorityPropagationPolicy: explicit desc, implicit desc, name asc
+    return (-candidate.explicit_priority, -candidate.implicit_priority, candidate.policy.name)
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyIndex:
+    """Policies indexed by the (apiVersion, kind) their selectors name, built once per run."""
+
+    propagation: Mapping[tuple[str, str, str], tuple[PropagationPolicy, ...]]
+    """By (namespace, apiVersion, kind)."""
+    cluster_propagation: Mapping[tuple[str, str], tuple[ClusterPropagationPolicy, ...]]
+    """By (apiVersion, kind)."""
+    by_ref: Mapping[PolicyRef, AnyPropagationPolicy] = field(default_factory=dict)
+
+    @classmethod
+    def build(
+        cls,
+        propagation_policies: Iterable[PropagationPolicy],
+        cluster_propagation_policies: Iterable[ClusterPropagationPolicy],
+    ) -> PolicyIndex:
+        pp: dict[tuple[str, str, str], list[PropagationPolicy]] = {}
+        cpp: dict[tuple[str, str], list[ClusterPropagationPolicy]] = {}
+        by_ref: dict[PolicyRef, AnyPropagationPolicy] = {}
+        for policy in propagation_policies:
+            by_ref[ref_of(policy)] = policy
+            for api_version, kind in {(s.api_version, s.kind) for s in policy.spec.resource_selectors}:
+                pp.setdefault((policy.namespace, api_version, kind), []).append(policy)
+        for cluster_policy in cluster_propagation_policies:
+            by_ref[ref_of(cluster_policy)] = cluster_policy
+            for api_version, kind in {
+                (s.api_version, s.kind) for s in cluster_policy.spec.resource_selectors
+            }:
+                cpp.setdefault((api_version, kind), []).append(cluster_policy)
+        return cls(
+            {k: tuple(v) for k, v in pp.items()},
+            {k: tuple(v) for k, v in cpp.items()},
+            by_ref,
+        )
+
+    def candidates_for(self, template: Manifest) -> tuple[tuple[Candidate, ...], tuple[Candidate, ...]]:
+        """(PropagationPolicy candidates, ClusterPropagationPolicy candidates), each best first."""
+        key = template.key
+        pps = self.propagation.get((key.namespace, key.api_version, key.kind), ()) if key.namespace else ()
+        cpps = self.cluster_propagation.get((key.api_version, key.kind), ())
+        return _ranked(template, pps), _ranked(template, cpps)
+
+
+def _ranked(template: Manifest, policies: Sequence[AnyPropagationPolicy]) -> tuple[Candidate, ...]:
+    found = []
+    for policy in policies:
+        implicit = resource_match_selectors_priority(template.body, policy.spec.resource_selectors)
+        if implicit is not ImplicitPriority.MISMATCH:
+            found.append(Candidate(ref_of(policy), explicit_priority(policy), implicit))
+    return tuple(sorted(found, key=_rank_key))
+
+
+def _describe_win(winner: Candidate, runner_up: Candidate | None, kind_note: str) -> str:
+    if runner_up is None:
+        return f"the only {kind_note} selecting it"
+    if winner.explicit_priority != runner_up.explicit_priority:
+        return (
+            f"higher explicit priority ({winner.explicit_priority} > "
+            f"{runner_up.explicit_priority} of {runner_up.policy.name})"
+        )
+    if winner.implicit_priority != runner_up.implicit_priority:
+        return (
+            f"more precise selector ({winner.implicit_priority.name.lower()} beats "
+            f"{runner_up.implicit_priority.name.lower()} of {runner_up.policy.name})"
+        )
+    return f"same priorities as {runner_up.policy.name}; the smaller name wins"
+
+
+def previous_claim(binding: ResourceBinding | None) -> tuple[PolicyRef, str] | None:
+    """The policy claim recorded on a previous binding: (policy, permanent id)."""
+    if binding is None:
+        return None
+    labels, annotations = binding.metadata.labels, binding.metadata.annotations
+    pp_ns = annotations.get(wellknown.PP_NAMESPACE_ANNOTATION, "")
+    pp_name = annotations.get(wellknown.PP_NAME_ANNOTATION, "")
+    pp_id = labels.get(wellknown.PP_PERMANENT_ID_LABEL, "")
+    if pp_ns and pp_name and pp_id:
+        return PolicyRef("PropagationPolicy", pp_ns, pp_name), pp_id
+    cpp_name = annotations.get(wellknown.CPP_NAME_ANNOTATION, "")
+    cpp_id = labels.get(wellknown.CPP_PERMANENT_ID_LABEL, "")
+    if cpp_name and cpp_id:
+        return PolicyRef("ClusterPropagationPolicy", "", cpp_name), cpp_id
+    return None
+
+
+def match_policy(
+    template: Manifest,
+    index: PolicyIndex,
+    previous: ResourceBinding | None,
+    *,
+    preemption_enabled: bool,
+    existing_override_policies: frozenset[tuple[str, str]] = frozenset(),
+) -> PolicyMatch:
+    """Decide the policy for one template (see the module docstring for the rules)."""
+    if template.labels.get(wellknown.CLAIMED_BY_LABEL):
+        return PolicyMatch(
+            ClaimState.IGNORED, reason=f"claimed by {template.labels[wellknown.CLAIMED_BY_LABEL]!r}"
+        )
+    pp_candidates, cpp_candidates = index.candidates_for(template)
+    released = ""
+    claim = previous_claim(previous)
+    if claim is not None:
+        ref, claimed_id = claim
+        policy = index.by_ref.get(ref)
+        if policy is None or permanent_id(policy) != claimed_id:
+            released = f"{ref} no longer exists; its claim was released"
+        elif not any(c.policy == ref for c in (*pp_candidates, *cpp_candidates)):
+            released = f"{ref} no longer selects it; its claim was released"
+        else:
+            preemptor = (
+                _preemptor(template, policy, pp_candidates, cpp_candidates, index)
+                if preemption_enabled
+                else None
+            )
+            if preemptor is not None:
+                return _checked(
+                    PolicyMatch(
+                        ClaimState.PREEMPTED,
+                        preemptor,
+                        f"preempted {ref} (preemption: Always, names the template"
+                        + (
+                            ", PropagationPolicy over ClusterPropagationPolicy)"
+                            if preemptor.kind != policy.kind
+                            else f", priority {explicit_priority(preemptor)} > {explicit_priority(policy)})"
+                        ),
+                        pp_candidates or cpp_candidates,
+                    ),
+                    previous,
+                    existing_override_policies,
+                )
+            candidates = pp_candidates if ref.kind == "PropagationPolicy" else cpp_candidates
+            return _checked(
+                PolicyMatch(
+                    ClaimState.STICKY, policy, "claimed by this policy in an earlier run", candidates
+                ),
+                previous,
+                existing_override_policies,
+            )
+    for candidates, note in (
+        (pp_candidates, "PropagationPolicy"),
+        (cpp_candidates, "ClusterPropagationPolicy"),
+    ):
+        if candidates:
+            winner = candidates[0]
+            reason = _describe_win(winner, candidates[1] if len(candidates) > 1 else None, note)
+            if note == "ClusterPropagationPolicy" and template.key.namespace:
+                reason += "; no PropagationPolicy in its namespace selects it"
+            elif note == "PropagationPolicy" and cpp_candidates:
+                reason += "; a namespaced PropagationPolicy always beats ClusterPropagationPolicies"
+            return _checked(
+                PolicyMatch(ClaimState.FRESH, index.by_ref[winner.policy], reason, candidates, released),
+                previous,
+                existing_override_policies,
+            )
+    if previous is not None:
+        return PolicyMatch(
+            ClaimState.ORPHANED,
+            reason="no policy selects it; the previous placement is kept",
+            released_claim=released,
+        )
+    if (
+        template.key.api_version == "v1"
+        and template.key.kind == "Namespace"
+        and template.labels.get(wellknown.NAMESPACE_SKIP_AUTO_PROPAGATION_LABEL) != "true"
+    ):
+        return PolicyMatch(ClaimState.NAMESPACE_SYNC, reason="namespaces are propagated to every cluster")
+    return PolicyMatch(ClaimState.UNMATCHED, reason="no policy selects it", released_claim=released)
+
+
+def _checked(
+    match: PolicyMatch,
+    previous: ResourceBinding | None,
+    existing_override_policies: frozenset[tuple[str, str]],
+) -> PolicyMatch:
+    """A policy whose dependentOverrides do not all exist yet is not applied (Karmada waits for them)."""
+    policy = match.policy
+    if policy is None or not policy.spec.dependent_overrides:
+        return match
+    namespace = policy.namespace
+    missing = [
+        name
+        for name in policy.spec.dependent_overrides
+        if (namespace, name) not in existing_override_policies
+        and ("", name) not in existing_override_policies
+    ]
+    if not missing:
+        return match
+    return PolicyMatch(
+        ClaimState.WAITING,
+        policy,
+        f"{ref_of(policy)} waits for its dependentOverrides {', '.join(missing)}"
+        + ("; the previous placement is kept" if previous is not None else "; not propagated yet"),
+        match.candidates,
+    )
+
+
+def _preemptor(
+    template: Manifest,
+    current: AnyPropagationPolicy,
+    pp_candidates: Sequence[Candidate],
+    cpp_candidates: Sequence[Candidate],
+    index: PolicyIndex,
+) -> AnyPropagationPolicy | None:
+    """The best policy entitled to preempt ``current`` for this template, if any."""
+
+    def eligible(candidate: Candidate) -> AnyPropagationPolicy | None:
+        policy = index.by_ref[candidate.policy]
+        if policy is current or policy.spec.preemption is not PreemptionBehavior.ALWAYS:
+            return None
+        # preemption only resolves selectors that address one object by name
+        if candidate.implicit_priority is not ImplicitPriority.MATCH_NAME:
+            return None
+        if isinstance(policy, PropagationPolicy):
+            if isinstance(current, ClusterPropagationPolicy):
+                return policy
+            return policy if explicit_priority(policy) > explicit_priority(current) else None
+        if isinstance(current, ClusterPropagationPolicy) and explicit_priority(policy) > explicit_priority(
+            current
+        ):
+            return policy
+        return None
+
+    for candidates in (pp_candidates, cpp_candidates):
+        for candidate in candidates:
+            policy = eligible(candidate)
+            if policy is not None:
+                return policy
+    return None

@@ -1,0 +1,91 @@
+"""Where things are written: the output path scheme and the name checks that keep paths inside folders.
+
+Scheme (documented in the README, never changed silently):
+
+* rendered manifest: ``<clusters>/<cluster>/<namespace>/<kind>.<group>/<name>.yaml``
+* binding record:    ``<state>/bindings/<namespace>/<kind>.<group>/<name>.yaml``
+
+``<namespace>`` is ``_cluster`` for cluster-scoped objects (an underscore can never start a namespace, a
+DNS-1123 label), ``<kind>`` is lower-cased and ``.<group>`` is omitted for the core group, so a ``batch/v1``
+Job (``job.batch``) and a Volcano Job (``job.batch.volcano.sh``) of the same name never collide. The
+version is not part of the path: two versions of one kind are the same Kubernetes object.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from gitops_karmada.model.base import is_dns1123_label, is_dns1123_subdomain
+
+if TYPE_CHECKING:
+    from gitops_karmada.model.keys import ObjectKey
+
+CLUSTER_SCOPED_FOLDER = "_cluster"
+BINDINGS_FOLDER = "bindings"
+
+# Kubernetes' own API groups validate object names as DNS-1123 subdomains; RBAC objects and custom
+# resources only need to be valid path segments (e.g. ``system:controller:foo``).
+_PATH_SEGMENT_KINDS = frozenset(
+    {("rbac.authorization.k8s.io", k) for k in ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")}
+)
+_FORBIDDEN_IN_SEGMENT = re.compile(r"[/\\%\x00-\x1f\x7f]")
+_MAX_NAME_LENGTH = 253
+
+
+def is_kubernetes_group(group: str) -> bool:
+    """Groups served by Kubernetes itself: the core group, un-dotted legacy groups and ``*.k8s.io``."""
+    return "." not in group or group.endswith(".k8s.io") or group == "k8s.io"
+
+
+def name_problem(key: ObjectKey) -> str | None:
+    """Why ``key.name`` cannot be a Kubernetes object name (and thus a file name), or None."""
+    name = key.name
+    if not name:
+        return "must not be empty"
+    if len(name) > _MAX_NAME_LENGTH:
+        return f"must be at most {_MAX_NAME_LENGTH} characters"
+    if name in (".", "..") or _FORBIDDEN_IN_SEGMENT.search(name):
+        return (f"{name!r} is not a valid Kubernetes name: it may not be '.' or '..' nor contain '/', "
+                "'\\', '%' or control characters")  # fmt: skip
+    dns_subdomain_required = (
+        is_kubernetes_group(key.group) and (key.group, key.kind) not in _PATH_SEGMENT_KINDS
+    )
+    if dns_subdomain_required and not is_dns1123_subdomain(name):
+        return (f"{name!r} is not a valid Kubernetes name: a lowercase RFC 1123 subdomain must consist of "
+                    "lower case alphanumeric characters, '-' or '.', and must start and end with an "
+                    "alphanumeric character")  # fmt: skip
+    return None
+
+
+def namespace_problem(namespace: str) -> str | None:
+    if not is_dns1123_label(namespace):
+        return (f"{namespace!r} is not a valid namespace: a lowercase RFC 1123 label must consist of lower "
+                "case alphanumeric characters or '-', start and end with an alphanumeric character, and be "
+                "at most 63 characters")  # fmt: skip
+    return None
+
+
+def kind_folder(key: ObjectKey) -> str:
+    kind = key.kind.lower()
+    return f"{kind}.{key.group}" if key.group else kind
+
+
+def _object_path(key: ObjectKey) -> str:
+    namespace = key.namespace or CLUSTER_SCOPED_FOLDER
+    return f"{namespace}/{kind_folder(key)}/{key.name}.yaml"
+
+
+def manifest_path(clusters_dir: str, cluster: str, key: ObjectKey) -> str:
+    """The rendered manifest of ``key`` in ``cluster``'s folder."""
+    return f"{clusters_dir}/{cluster}/{_object_path(key)}"
+
+
+def binding_path(state_dir: str, key: ObjectKey) -> str:
+    """The binding record of the template ``key``."""
+    return f"{state_dir}/{BINDINGS_FOLDER}/{_object_path(key)}"
+
+
+def binding_name(key: ObjectKey) -> str:
+    """Karmada's binding name: ``<name>-<kind>`` lower-cased with ``:`` replaced by ``.``."""
+    return f"{key.name}-{key.kind}".lower().replace(":", ".")

@@ -1,0 +1,480 @@
+"""Snapshot → Inputs: decode every YAML document, give it its role by apiVersion/kind, validate it.
+
+One bad document costs one diagnostic, not the run: errors are collected with the file, the document
+index and the field path, and the caller decides (``validate`` prints them all; ``reconcile`` refuses
+to write anything while any error remains, so a bad policy can never move workloads by omission).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from gitops_karmada.core.defaults import default_policy
+from gitops_karmada.core.layout import name_problem, namespace_problem
+from gitops_karmada.core.scope import ScopeIndex, crd_scopes
+from gitops_karmada.core.serialize import load_yaml_documents
+from gitops_karmada.model import wellknown
+from gitops_karmada.model.base import is_dns1123_subdomain, label_value_problem, qualified_name_problem
+from gitops_karmada.model.bindings import ResourceBinding
+from gitops_karmada.model.clusters import Cluster
+from gitops_karmada.model.config import ToolConfig
+from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, error, warning
+from gitops_karmada.model.errors import InputError
+from gitops_karmada.model.interpretation import ResourceInterpreterCustomization
+from gitops_karmada.model.keys import ObjectKey, group_of
+from gitops_karmada.model.manifest import Manifest
+from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
+from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationPolicy
+from gitops_karmada.model.quotas import FederatedResourceQuota
+
+CONFIG_FILE = "gitops-karmada.yaml"
+DEFAULT_NAMESPACE = "default"
+
+Snapshot = Mapping[str, bytes]
+"""Repository files by POSIX path relative to the root."""
+
+KarmadaObject = (
+    PropagationPolicy
+    | ClusterPropagationPolicy
+    | OverridePolicy
+    | ClusterOverridePolicy
+    | FederatedResourceQuota
+    | Cluster
+    | ResourceInterpreterCustomization
+)
+
+_KARMADA_KINDS: dict[tuple[str, str], type[KarmadaObject]] = {
+    (wellknown.POLICY_API_VERSION, "PropagationPolicy"): PropagationPolicy,
+    (wellknown.POLICY_API_VERSION, "ClusterPropagationPolicy"): ClusterPropagationPolicy,
+    (wellknown.POLICY_API_VERSION, "OverridePolicy"): OverridePolicy,
+    (wellknown.POLICY_API_VERSION, "ClusterOverridePolicy"): ClusterOverridePolicy,
+    (wellknown.POLICY_API_VERSION, "FederatedResourceQuota"): FederatedResourceQuota,
+    (wellknown.CLUSTER_API_VERSION, "Cluster"): Cluster,
+    (wellknown.CONFIG_API_VERSION, "ResourceInterpreterCustomization"): ResourceInterpreterCustomization,
+}
+_NAMESPACED_KARMADA_KINDS = frozenset({"PropagationPolicy", "OverridePolicy", "FederatedResourceQuota"})
+
+
+@dataclass(frozen=True, slots=True)
+class Inputs:
+    """Everything a run reads from the repository, validated and (for policies) defaulted."""
+
+    config: ToolConfig = field(default_factory=ToolConfig)
+    templates: tuple[Manifest, ...] = ()
+    propagation_policies: tuple[PropagationPolicy, ...] = ()
+    cluster_propagation_policies: tuple[ClusterPropagationPolicy, ...] = ()
+    override_policies: tuple[OverridePolicy, ...] = ()
+    cluster_override_policies: tuple[ClusterOverridePolicy, ...] = ()
+    clusters: tuple[Cluster, ...] = ()
+    quotas: tuple[FederatedResourceQuota, ...] = ()
+    customizations: tuple[ResourceInterpreterCustomization, ...] = ()
+    sources: Mapping[tuple[str, str, str], SourceRef] = field(default_factory=dict)
+    """Where each Karmada object came from, by (kind, namespace, name)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    inputs: Inputs
+    diagnostics: tuple[Diagnostic, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+
+# -- configuration and input selection -------------------------------------------------------------------
+
+
+def load_config(raw: bytes | None) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
+    """Parse ``gitops-karmada.yaml`` (absent → Karmada's defaults)."""
+    if raw is None:
+        return ToolConfig(), ()
+    source = SourceRef(CONFIG_FILE, 0)
+    try:
+        documents = [d for d in load_yaml_documents(raw) if d.body is not None]
+    except InputError as err:
+        return ToolConfig(), (error(err.message, SourceRef(CONFIG_FILE, _doc_index(err))),)
+    if len(documents) != 1 or not isinstance(documents[0].body, Mapping):
+        return ToolConfig(), (error("must hold exactly one mapping document", source),)
+    try:
+        return ToolConfig.model_validate(documents[0].body), ()
+    except ValidationError as err:
+        return ToolConfig(), tuple(_validation_diagnostics(err, SourceRef(CONFIG_FILE, documents[0].index)))
+
+
+def input_path_filter(config: ToolConfig) -> Callable[[str], bool]:
+    """Which repository paths are inputs: YAML files outside dot-folders, the outputs and exclusions."""
+    managed = (config.output.clusters_dir + "/", config.output.state_dir + "/")
+    excludes = config.exclude
+
+    def is_input(path: str) -> bool:
+        if not path.endswith((".yaml", ".yml")) or path == CONFIG_FILE or path.startswith(managed):
+            return False
+        if any(part.startswith(".") for part in path.split("/")):
+            return False
+        return not any(fnmatch.fnmatchcase(path, pattern) for pattern in excludes)
+
+    return is_input
+
+
+# -- the loader ------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Collector:
+    config: ToolConfig
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    karmada: dict[type[KarmadaObject], list[tuple[KarmadaObject, SourceRef]]] = field(default_factory=dict)
+    raw_templates: list[tuple[Mapping[str, Any], SourceRef, str]] = field(default_factory=list)
+
+
+def load(snapshot: Snapshot, config: ToolConfig) -> LoadResult:
+    """Decode and validate every input document of ``snapshot`` (already restricted to input paths)."""
+    collector = _Collector(config)
+    for path in sorted(snapshot):
+        for body, source, prefix in _documents(path, snapshot[path], collector.diagnostics):
+            _classify(body, source, prefix, collector)
+    scope = ScopeIndex(
+        frozenset((k.group, k.kind) for k in config.cluster_scoped_kinds)
+        | crd_scopes(body for body, _, _ in collector.raw_templates)
+    )
+    templates = _templates(collector, scope)
+    inputs = _assemble(collector, templates)
+    return LoadResult(inputs, tuple(collector.diagnostics))
+
+
+def _doc_index(err: InputError) -> int:
+    index = getattr(err, "doc_index", None)
+    return index if isinstance(index, int) else 0
+
+
+def _documents(
+    path: str, raw: bytes, diagnostics: list[Diagnostic]
+) -> Iterator[tuple[Mapping[str, Any], SourceRef, str]]:
+    """Every mapping document of a file; ``kind: List`` items are expanded (field prefix ``items[i].``)."""
+    try:
+        documents = load_yaml_documents(raw)
+    except InputError as err:
+        diagnostics.append(error(err.message, SourceRef(path, _doc_index(err))))
+        return
+    for document in documents:
+        source = SourceRef(path, document.index)
+        body = document.body
+        if body is None:
+            continue
+        if not isinstance(body, Mapping):
+            diagnostics.append(error(f"a document must be a mapping, not {_type_name(body)}", source))
+            continue
+        if body.get("kind") == "List" and body.get("apiVersion") == "v1":
+            items = body.get("items") or []
+            if not isinstance(items, list):
+                diagnostics.append(error("must be a list", source, "items"))
+                continue
+            for i, item in enumerate(items):
+                if isinstance(item, Mapping):
+                    yield item, source, f"items[{i}]."
+                else:
+                    diagnostics.append(
+                        error(f"must be a mapping, not {_type_name(item)}", source, f"items[{i}]")
+                    )
+            continue
+        yield body, source, ""
+
+
+def _type_name(value: object) -> str:
+    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector: _Collector) -> None:
+    api_version, kind = body.get("apiVersion"), body.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
+        collector.diagnostics.append(
+            warning("document has no apiVersion/kind; skipped", source, prefix.rstrip(".") or "")
+        )
+        return
+    group = group_of(api_version)
+    model = _KARMADA_KINDS.get((api_version, kind))
+    if model is not None:
+        _parse_karmada(model, body, source, prefix, collector)
+    elif group in wellknown.KARMADA_GROUPS:
+        known_kinds = {k for (_, k) in _KARMADA_KINDS}
+        if kind in known_kinds or group == "work.karmada.io":
+            message = (
+                f"binding records are not input: they live in {collector.config.output.state_dir}/"
+                if group == "work.karmada.io"
+                else f"unsupported apiVersion {api_version!r} for {kind}: use {_expected_version(kind)}"
+            )
+            collector.diagnostics.append(error(message, source, f"{prefix}apiVersion"))
+        else:
+            collector.diagnostics.append(
+                warning(
+                    f"{api_version} {kind} is not supported by gitops-karmada; ignored",
+                    source,
+                    prefix.rstrip("."),
+                )
+            )
+    elif api_version == wellknown.TOOL_CONFIG_API_VERSION:
+        collector.diagnostics.append(
+            error(f"the tool configuration belongs in {CONFIG_FILE} at the repository root", source)
+        )
+    else:
+        collector.raw_templates.append((body, source, prefix))
+
+
+def _expected_version(kind: str) -> str:
+    return next(version for (version, k) in _KARMADA_KINDS if k == kind)
+
+
+def _parse_karmada(
+    model: type[KarmadaObject], body: Mapping[str, Any], source: SourceRef, prefix: str, collector: _Collector
+) -> None:
+    try:
+        obj = model.model_validate(body)
+    except ValidationError as err:
+        collector.diagnostics.extend(_validation_diagnostics(err, source, prefix))
+        return
+    name = obj.metadata.name
+    kind = body["kind"]
+    if not name:
+        collector.diagnostics.append(error("is required", source, f"{prefix}metadata.name"))
+        return
+    if kind != "Cluster" and not is_dns1123_subdomain(name):
+        collector.diagnostics.append(
+            error(
+                f"{name!r} is not a valid name: must be a lowercase RFC 1123 subdomain",
+                source,
+                f"{prefix}metadata.name",
+            )
+        )
+        return
+    if kind in _NAMESPACED_KARMADA_KINDS:
+        namespace = obj.metadata.namespace or DEFAULT_NAMESPACE
+        problem = namespace_problem(namespace)
+        if problem:
+            collector.diagnostics.append(error(problem, source, f"{prefix}metadata.namespace"))
+            return
+        obj = obj.model_copy(update={"metadata": obj.metadata.model_copy(update={"namespace": namespace})})
+    elif obj.metadata.namespace:
+        collector.diagnostics.append(
+            warning(
+                f"{kind} is cluster-scoped; metadata.namespace is ignored",
+                source,
+                f"{prefix}metadata.namespace",
+            )
+        )
+    collector.karmada.setdefault(model, []).append((obj, source))
+
+
+_PYDANTIC_MESSAGES: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "extra_forbidden": lambda e: "unknown field",
+    "missing": lambda e: "required field is missing",
+    "greater_than_equal": lambda e: f"must be >= {e['ctx']['ge']}" if e["ctx"]["ge"] != 1 else "must be > 0",
+    "greater_than": lambda e: f"must be > {e['ctx']['gt']}",
+    "less_than_equal": lambda e: f"must be <= {e['ctx']['le']}",
+    "string_too_short": lambda e: (
+        "must not be empty"
+        if e["ctx"]["min_length"] == 1
+        else f"must be at least {e['ctx']['min_length']} characters"
+    ),
+    "string_too_long": lambda e: f"must be at most {e['ctx']['max_length']} characters",
+    "too_short": lambda e: f"must have at least {e['ctx']['min_length']} item(s)",
+    "enum": lambda e: f"must be one of {e['ctx']['expected']}, got {e['input']!r}",
+    "literal_error": lambda e: f"must be {e['ctx']['expected']}, got {e['input']!r}",
+    "string_type": lambda e: f"must be a string, got {_type_name(e['input'])}",
+    "int_type": lambda e: f"must be an integer, got {_type_name(e['input'])}",
+    "int_parsing": lambda e: f"must be an integer, got {e['input']!r}",
+    "int_from_float": lambda e: f"must be an integer, got {e['input']!r}",
+    "bool_type": lambda e: f"must be a boolean, got {_type_name(e['input'])}",
+    "bool_parsing": lambda e: f"must be a boolean, got {e['input']!r}",
+    "dict_type": lambda e: f"must be a mapping, got {_type_name(e['input'])}",
+    "model_type": lambda e: f"must be a mapping, got {_type_name(e['input'])}",
+    "list_type": lambda e: f"must be a list, got {_type_name(e['input'])}",
+    "tuple_type": lambda e: f"must be a list, got {_type_name(e['input'])}",
+}
+
+
+def field_path(loc: Sequence[int | str]) -> str:
+    """A pydantic error location as a JSON-ish field path: ``spec.list[0].field``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not out:
+            out = part
+        else:
+            out += f".{part}"
+    return out
+
+
+def _validation_diagnostics(
+    err: ValidationError, source: SourceRef, prefix: str = ""
+) -> Iterator[Diagnostic]:
+    for item in err.errors():
+        loc = [part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
+        render = _PYDANTIC_MESSAGES.get(item["type"])
+        message = render(item) if render else str(item["msg"]).removeprefix("Value error, ")
+        yield error(message, source, f"{prefix}{field_path(loc)}".rstrip("."))
+
+
+# -- templates ---------------------------------------------------------------------------------------------
+
+
+def _templates(collector: _Collector, scope: ScopeIndex) -> tuple[Manifest, ...]:
+    seen: dict[tuple[str, str, str, str], SourceRef] = {}
+    skipped = [re.compile(pattern) for pattern in collector.config.skipped_propagating_namespaces]
+    templates: list[Manifest] = []
+    for body, source, prefix in collector.raw_templates:
+        manifest = _template(body, source, prefix, scope, collector.diagnostics)
+        if manifest is None:
+            continue
+        identity = manifest.key.identity
+        if identity in seen:
+            collector.diagnostics.append(
+                error(
+                    f"duplicate object {manifest.key} (also defined in {seen[identity]})",
+                    source,
+                    prefix.rstrip("."),
+                )
+            )
+            continue
+        seen[identity] = source
+        namespace = manifest.key.namespace
+        if namespace and (
+            namespace in wellknown.RESERVED_NAMESPACES
+            or namespace.startswith(wellknown.RESERVED_NAMESPACE_PREFIXES)
+            or any(p.fullmatch(namespace) for p in skipped)
+        ):
+            collector.diagnostics.append(
+                warning(
+                    f"templates in namespace {namespace!r} are never propagated (Karmada skips it)", source
+                )
+            )
+            continue
+        templates.append(manifest)
+    return tuple(templates)
+
+
+def _template(
+    body: Mapping[str, Any], source: SourceRef, prefix: str, scope: ScopeIndex, diagnostics: list[Diagnostic]
+) -> Manifest | None:
+    metadata = body.get("metadata")
+    if not isinstance(metadata, Mapping):
+        diagnostics.append(error("is required and must be a mapping", source, f"{prefix}metadata"))
+        return None
+    api_version, kind = str(body["apiVersion"]), str(body["kind"])
+    problems: list[Diagnostic] = []
+    name = metadata.get("name")
+    if not isinstance(name, str) or not name:
+        reason = (
+            "generateName is not supported: a template needs a fixed name"
+            if metadata.get("generateName")
+            else "is required"
+        )
+        problems.append(error(reason, source, f"{prefix}metadata.name"))
+        name = ""
+    group = group_of(api_version)
+    cluster_scoped = scope.is_cluster_scoped(group, kind)
+    namespace = metadata.get("namespace")
+    if cluster_scoped:
+        namespace = ""
+    elif namespace is None or namespace == "":
+        namespace = DEFAULT_NAMESPACE
+    elif not isinstance(namespace, str) or namespace_problem(namespace):
+        problems.append(
+            error(
+                namespace_problem(str(namespace)) or "must be a string", source, f"{prefix}metadata.namespace"
+            )
+        )
+    key = ObjectKey(api_version, kind, namespace if isinstance(namespace, str) else "", name)
+    if name:
+        problem = name_problem(key)
+        if problem:
+            problems.append(error(problem, source, f"{prefix}metadata.name"))
+    for section, check_values in (("labels", True), ("annotations", False)):
+        problems.extend(
+            _check_string_map(metadata.get(section), source, f"{prefix}metadata.{section}", check_values)
+        )
+    diagnostics.extend(problems)
+    if problems:
+        return None
+    if not cluster_scoped and metadata.get("namespace") != namespace:
+        body = {**body, "metadata": {**metadata, "namespace": namespace}}
+    return Manifest(key=key, body=body, source=source)
+
+
+def _check_string_map(value: object, source: SourceRef, path: str, check_values: bool) -> list[Diagnostic]:
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        return [error("must be a mapping of strings", source, path)]
+    problems: list[Diagnostic] = []
+    for key, item in value.items():
+        if not isinstance(item, str):
+            problems.append(
+                error(f"must be a string, got {_type_name(item)} (quote it)", source, f"{path}[{key!r}]")
+            )
+            continue
+        problem = qualified_name_problem(str(key)) or (label_value_problem(item) if check_values else None)
+        if problem:
+            problems.append(error(problem, source, f"{path}[{key!r}]"))
+    return problems
+
+
+# -- assembling typed inputs -------------------------------------------------------------------------------
+
+
+def _assemble(collector: _Collector, templates: tuple[Manifest, ...]) -> Inputs:
+    sources: dict[tuple[str, str, str], SourceRef] = {}
+
+    def unique(model: type[KarmadaObject]) -> list[Any]:
+        kept: list[Any] = []
+        for obj, source in collector.karmada.get(model, []):
+            ident = (obj.kind, obj.metadata.namespace or "", obj.metadata.name)
+            if ident in sources:
+                where = "/".join(part for part in ident[1:] if part)
+                collector.diagnostics.append(
+                    error(f"duplicate {ident[0]} {where!r} (also defined in {sources[ident]})", source)
+                )
+                continue
+            sources[ident] = source
+            kept.append(obj)
+        return kept
+
+    return Inputs(
+        config=collector.config,
+        templates=templates,
+        propagation_policies=tuple(default_policy(p) for p in unique(PropagationPolicy)),
+        cluster_propagation_policies=tuple(default_policy(p) for p in unique(ClusterPropagationPolicy)),
+        override_policies=tuple(unique(OverridePolicy)),
+        cluster_override_policies=tuple(unique(ClusterOverridePolicy)),
+        clusters=tuple(sorted(unique(Cluster), key=lambda c: c.name)),
+        quotas=tuple(unique(FederatedResourceQuota)),
+        customizations=tuple(sorted(unique(ResourceInterpreterCustomization), key=lambda c: c.name)),
+        sources=sources,
+    )
+
+
+def load_bindings(
+    snapshot: Snapshot,
+) -> tuple[dict[tuple[str, str, str, str], ResourceBinding], tuple[Diagnostic, ...]]:
+    """Previous binding records from the state folder, keyed by the template's identity."""
+    bindings: dict[tuple[str, str, str, str], ResourceBinding] = {}
+    diagnostics: list[Diagnostic] = []
+    for path in sorted(snapshot):
+        for body, source, _ in _documents(path, snapshot[path], diagnostics):
+            try:
+                binding = ResourceBinding.model_validate(body)
+            except ValidationError as err:
+                diagnostics.extend(_validation_diagnostics(err, source))
+                continue
+            ref = binding.spec.resource
+            bindings[(group_of(ref.api_version), ref.kind, ref.namespace, ref.name)] = binding
+    return bindings, tuple(diagnostics)

@@ -1,0 +1,57 @@
+"""When a binding is scheduled again, following ``doScheduleBinding`` (``pkg/scheduler/scheduler.go``).
+
+Karmada schedules a binding when its placement changed, its replicas changed, a reschedule was
+requested, or it is Duplicated / has no replicas (always re-evaluated). A Divided workload whose
+placement and replicas are unchanged keeps its division even when clusters change (Karmada's own
+"TODO: reschedule bindings on cluster change"). Two additions, both what a user expects of a
+reconciler that runs per commit: a binding whose last scheduling failed is retried (Karmada's queue
+retries it too), and a binding that targets a cluster no longer in the inventory is rescheduled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gitops_karmada.model.policies import ReplicaSchedulingType
+
+if TYPE_CHECKING:
+    from collections.abc import Set
+
+    from gitops_karmada.model.bindings import Component, ResourceBinding
+    from gitops_karmada.model.policies import Placement
+
+
+def scheduling_reason(
+    previous: ResourceBinding | None,
+    placement: Placement,
+    replicas: int,
+    components: tuple[Component, ...],
+    cluster_names: Set[str],
+    *,
+    reschedule: bool,
+) -> str | None:
+    """Why the binding must be scheduled now, or None to keep the previous result."""
+    if previous is None:
+        return "first schedule"
+    if reschedule:
+        return "reschedule requested"
+    scheduled = previous.condition("Scheduled")
+    if scheduled is None or scheduled.status != "True":
+        return "the previous scheduling did not succeed"
+    if previous.spec.placement != placement:
+        return "placement changed"
+    strategy = placement.replica_scheduling
+    duplicated = strategy is None or strategy.replica_scheduling_type is ReplicaSchedulingType.DUPLICATED
+    if replicas == 0 or duplicated:
+        return "duplicated and non-workload bindings are always re-evaluated"
+    if previous.spec.components != components:
+        return "components changed"
+    if (
+        sum(target.replicas for target in previous.spec.clusters) != replicas
+        or previous.spec.replicas != replicas
+    ):
+        return "replicas changed"
+    missing = sorted(target.name for target in previous.spec.clusters if target.name not in cluster_names)
+    if missing:
+        return f"target cluster(s) {', '.join(missing)} left the inventory"
+    return None

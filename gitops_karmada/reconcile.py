@@ -1,0 +1,474 @@
+"""The use case: one repository state in, the desired output tree and binding records out.
+
+``reconcile(request)`` is pure: the adapters read the commit (input files, the state folder, the list of
+files already in the cluster folders) and write the result. Per template it runs Karmada's chain:
+detect the policy → interpret replicas/components → schedule (only when Karmada would) → per target
+cluster revise replicas, apply overrides, stamp claim metadata → serialise. A template that fails keeps
+its previous files and binding and is reported; it never empties a cluster folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gitops_karmada.core.binding import (
+    SCHEDULE_SUCCESS_MESSAGE,
+    BindingInputs,
+    applied_clusters,
+    binding_permanent_id,
+    build_binding,
+    scheduled_condition,
+)
+from gitops_karmada.core.detector import ClaimState, PolicyIndex, PolicyMatch, match_policy
+from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
+from gitops_karmada.core.layout import binding_name, binding_path, manifest_path
+from gitops_karmada.core.loading import Inputs, load, load_bindings
+from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
+from gitops_karmada.core.render import (
+    claim_metadata,
+    deep_copy,
+    needs_replica_revision,
+    prune,
+    stamp,
+    work_conflict_resolution,
+)
+from gitops_karmada.core.scheduler import ScheduleRequest, ScheduleResult, divide_job_completions, schedule
+from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.core.triggers import scheduling_reason
+from gitops_karmada.model.bindings import ResourceBinding, TargetCluster
+from gitops_karmada.model.config import FeatureGate, ToolConfig
+from gitops_karmada.model.diagnostics import Diagnostic, error, warning
+from gitops_karmada.model.errors import InterpretError, OverrideError
+from gitops_karmada.model.keys import ObjectKey, group_of
+from gitops_karmada.model.policies import ConflictResolution
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from gitops_karmada.model.bindings import Component, ReplicaRequirements
+    from gitops_karmada.model.clusters import Cluster
+    from gitops_karmada.model.manifest import Manifest
+    from gitops_karmada.model.policies import Placement
+
+Identity = tuple[str, str, str, str]
+
+
+def blob_sha(data: bytes) -> str:
+    """Git's blob object id of ``data`` (so unchanged files are never rewritten)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReconcileRequest:
+    input_files: Mapping[str, bytes]
+    """Input documents by repository path (already restricted to input paths)."""
+    config: ToolConfig
+    config_diagnostics: tuple[Diagnostic, ...] = ()
+    state_files: Mapping[str, bytes] = field(default_factory=dict)
+    """Current files of the state folder (the previous binding records)."""
+    output_blobs: Mapping[str, str] = field(default_factory=dict)
+    """Current files of the clusters folder: path → blob sha (to find hand-written files)."""
+    now: str
+    """RFC 3339 time of the source commit: the only clock the core knows."""
+    reschedule: frozenset[Identity] = frozenset()
+    """Templates whose replicas are divided afresh (Karmada's WorkloadRebalancer)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateOutcome:
+    """What happened to one template, for reports and ``explain``."""
+
+    key: ObjectKey
+    match: PolicyMatch
+    binding: ResourceBinding | None = None
+    schedule: ScheduleResult | None = None
+    scheduling_reason: str | None = None
+    """Why scheduling ran; None when the previous result was kept."""
+    overrides: Mapping[str, OverrideResult] = field(default_factory=dict)
+    paths: Mapping[str, str] = field(default_factory=dict)
+    """Cluster → rendered path."""
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderResult:
+    files: Mapping[str, bytes]
+    """Desired content of every path this run writes."""
+    managed: frozenset[str]
+    """Every path this run is responsible for (written now, written before, or in the state folder)."""
+    keep: frozenset[str] = frozenset()
+    """Managed paths whose current content must stay as it is (failed templates)."""
+    bindings: tuple[ResourceBinding, ...] = ()
+    outcomes: tuple[TemplateOutcome, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    inputs: Inputs | None = None
+
+    @property
+    def input_ok(self) -> bool:
+        """False when the input itself has errors: nothing may be written then."""
+        return self.inputs is not None and not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def failed_templates(self) -> tuple[TemplateOutcome, ...]:
+        return tuple(o for o in self.outcomes if o.failed)
+
+    def changes(self, current_blobs: Mapping[str, str]) -> dict[str, bytes | None]:
+        """What to write (bytes) or delete (None) to go from ``current_blobs`` to this result."""
+        changes: dict[str, bytes | None] = {}
+        for path in sorted(self.managed - self.keep):
+            new = self.files.get(path)
+            old = current_blobs.get(path)
+            if new is None:
+                if old is not None:
+                    changes[path] = None
+            elif old != blob_sha(new):
+                changes[path] = new
+        return changes
+
+
+def identity(key: ObjectKey) -> Identity:
+    return key.identity
+
+
+def _binding_key(binding: ResourceBinding) -> ObjectKey:
+    ref = binding.spec.resource
+    return ObjectKey(ref.api_version, ref.kind, ref.namespace, ref.name)
+
+
+def tie_break_uid(template: Manifest) -> str:
+    """The template's UID, or a stable stand-in: Karmada breaks Webster ties by FNV-1a of the UID."""
+    key = template.key
+    return template.uid or f"{key.api_version}/{key.kind}/{key.namespace}/{key.name}"
+
+
+@dataclass(slots=True)
+class _Run:
+    """Per-run context shared by the per-template steps."""
+
+    inputs: Inputs
+    request: ReconcileRequest
+    previous: Mapping[Identity, ResourceBinding]
+    interpreter: ResourceInterpreter
+    clusters: Mapping[str, Cluster]
+    files: dict[str, bytes] = field(default_factory=dict)
+    keep: set[str] = field(default_factory=set)
+
+    @property
+    def config(self) -> ToolConfig:
+        return self.inputs.config
+
+    def gate(self, gate: FeatureGate) -> bool:
+        return self.config.gate(gate)
+
+
+def reconcile(request: ReconcileRequest) -> RenderResult:
+    """Compute the desired cluster folders and binding records for one repository state."""
+    loaded = load(request.input_files, request.config)
+    previous, state_diagnostics = load_bindings(request.state_files)
+    diagnostics = [*request.config_diagnostics, *loaded.diagnostics, *state_diagnostics]
+    state_prefix = request.config.output.state_dir + "/"
+    managed = {path for path in request.state_files if path.startswith(state_prefix)}
+    managed |= _owned_paths(previous.values(), request.config)
+    if any(d.is_error for d in diagnostics):
+        return RenderResult({}, frozenset(managed), keep=frozenset(managed), diagnostics=tuple(diagnostics))
+
+    inputs = loaded.inputs
+    run = _Run(
+        inputs=inputs,
+        request=request,
+        previous=previous,
+        interpreter=ResourceInterpreter(
+            inputs.customizations,
+            resource_quota_estimate=inputs.config.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE),
+        ),
+        clusters={cluster.name: cluster for cluster in inputs.clusters},
+    )
+    index = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
+    override_names = frozenset(
+        {(p.namespace, p.name) for p in inputs.override_policies}
+        | {("", p.name) for p in inputs.cluster_override_policies}
+    )
+    preemption = inputs.config.gate(FeatureGate.POLICY_PREEMPTION)
+    outcomes: list[TemplateOutcome] = []
+    current = set()
+    for template in sorted(inputs.templates, key=lambda t: t.key.identity):
+        current.add(template.key.identity)
+        prev = previous.get(template.key.identity)
+        match = match_policy(
+            template, index, prev, preemption_enabled=preemption, existing_override_policies=override_names
+        )
+        outcomes.append(_process(run, template, match, prev))
+    # templates deleted from the repository: their bindings go, and with them the files they wrote
+    for ident, binding in sorted(previous.items()):
+        if ident not in current:
+            outcomes.append(_deleted(binding))
+    bindings = tuple(o.binding for o in outcomes if o.binding is not None)
+    for binding in bindings:
+        run.files[binding_path(request.config.output.state_dir, _binding_key(binding))] = dump_yaml(
+            binding.to_api()
+        ).encode()
+    managed |= set(run.files)
+    for outcome in outcomes:
+        diagnostics.extend(outcome.diagnostics)
+    return RenderResult(
+        files=run.files,
+        managed=frozenset(managed),
+        keep=frozenset(run.keep),
+        bindings=bindings,
+        outcomes=tuple(outcomes),
+        diagnostics=tuple(diagnostics),
+        inputs=inputs,
+    )
+
+
+def _owned_paths(bindings: Iterable[ResourceBinding], config: ToolConfig) -> set[str]:
+    owned: set[str] = set()
+    for binding in bindings:
+        key = _binding_key(binding)
+        owned.update(manifest_path(config.output.clusters_dir, c, key) for c in applied_clusters(binding))
+    return owned
+
+
+def _deleted(binding: ResourceBinding) -> TemplateOutcome:
+    return TemplateOutcome(
+        key=_binding_key(binding),
+        match=PolicyMatch(ClaimState.UNMATCHED, reason="the template was deleted; its manifests are removed"),
+    )
+
+
+def _keep_previous(run: _Run, template: Manifest, match: PolicyMatch, prev: ResourceBinding | None,
+                   diagnostics: tuple[Diagnostic, ...] = ()) -> TemplateOutcome:  # fmt: skip
+    """Leave the template's previous binding and files exactly as they are."""
+    if prev is not None:
+        key = template.key
+        run.keep.update(manifest_path(run.config.output.clusters_dir, c, key) for c in applied_clusters(prev))
+    return TemplateOutcome(key=template.key, match=match, binding=prev, diagnostics=diagnostics)
+
+
+def _process(
+    run: _Run, template: Manifest, match: PolicyMatch, prev: ResourceBinding | None
+) -> TemplateOutcome:
+    key = template.key
+    subject = str(key)
+    if match.state in (ClaimState.UNMATCHED, ClaimState.IGNORED, ClaimState.WAITING):
+        diagnostics = (warning(match.reason, template.source),) if match.state is ClaimState.WAITING else ()
+        return _keep_previous(run, template, match, prev, diagnostics)
+
+    # -- interpret ----------------------------------------------------------------------------------
+    try:
+        replicas, requirements, components = _interpret(run, template)
+    except InterpretError as err:
+        problem = error(f"cannot interpret: {err}", template.source, subject=subject)
+        return _keep_previous(run, template, match, prev, (problem,))
+
+    # -- schedule ------------------------------------------------------------------------------------
+    schedule_result: ScheduleResult | None = None
+    reason: str | None = None
+    observed = prev.status.scheduler_observed_affinity_name if prev is not None else ""
+    diagnostics: list[Diagnostic] = []
+    if match.state is ClaimState.NAMESPACE_SYNC:
+        targets = tuple(TargetCluster(name=name) for name in sorted(run.clusters))
+        condition = scheduled_condition(True, "Success", SCHEDULE_SUCCESS_MESSAGE)
+        changed = prev is None or prev.spec.clusters != targets
+    elif match.state is ClaimState.ORPHANED:
+        assert prev is not None
+        targets = prev.spec.clusters
+        condition = prev.condition("Scheduled") or scheduled_condition(
+            True, "Success", SCHEDULE_SUCCESS_MESSAGE
+        )
+        changed = False
+    else:
+        assert match.policy is not None
+        placement = match.policy.spec.placement
+        reschedule = key.identity in run.request.reschedule
+        reason = scheduling_reason(
+            prev, placement, replicas, components, run.clusters.keys(), reschedule=reschedule
+        )
+        if reason is None:
+            assert prev is not None
+            targets = prev.spec.clusters
+            condition = prev.condition("Scheduled") or scheduled_condition(
+                True, "Success", SCHEDULE_SUCCESS_MESSAGE
+            )
+            changed = False
+        else:
+            schedule_result = schedule(
+                ScheduleRequest(
+                    key=key,
+                    tie_break_uid=tie_break_uid(template),
+                    placement=placement,
+                    replicas=replicas,
+                    replica_requirements=requirements,
+                    components=components,
+                    previous_clusters=prev.spec.clusters if prev is not None else (),
+                    observed_affinity_name=observed,
+                    reschedule=reschedule,
+                ),
+                run.inputs.clusters,
+                gates={gate: run.gate(gate) for gate in FeatureGate},
+                enable_empty_workload_propagation=run.config.enable_empty_workload_propagation,
+            )
+            targets = schedule_result.clusters
+            observed = schedule_result.observed_affinity_name
+            condition = scheduled_condition(
+                schedule_result.success, schedule_result.condition_reason, schedule_result.condition_message
+            )
+            changed = prev is None or prev.spec.clusters != targets
+            if not schedule_result.success:
+                diagnostics.append(
+                    error(
+                        f"cannot be scheduled: {schedule_result.condition_message}",
+                        template.source,
+                        subject=subject,
+                    )
+                )
+
+    # -- render per target cluster ------------------------------------------------------------------
+    overrides: dict[str, OverrideResult] = {}
+    paths: dict[str, str] = {}
+    applied: dict[str, str] = {}
+    if match.policy is not None:
+        placement_for_render: Placement | None = match.policy.spec.placement
+        binding_resolution = match.policy.spec.conflict_resolution
+    else:
+        placement_for_render = prev.spec.placement if prev is not None else None
+        binding_resolution = prev.spec.conflict_resolution if prev is not None else None
+    strategy = placement_for_render.replica_scheduling if placement_for_render is not None else None
+    revise = needs_replica_revision(
+        replicas, strategy.replica_scheduling_type if strategy is not None else None
+    )
+    previously_applied = set(applied_clusters(prev)) if prev is not None else set()
+    conflict_resolution = work_conflict_resolution(template.annotations, binding_resolution)
+    for target in targets:
+        path = manifest_path(run.config.output.clusters_dir, target.name, key)
+        paths[target.name] = path
+        cluster = run.clusters.get(target.name)
+        if cluster is None:
+            # the target left the inventory and the binding could not be rescheduled: keep what is there
+            if target.name in previously_applied:
+                run.keep.add(path)
+                applied[target.name] = ""
+            continue
+        hand_written = path in run.request.output_blobs and target.name not in previously_applied
+        if hand_written and conflict_resolution != "overwrite":
+            applied[target.name] = (
+                f"{path} exists and was not written by gitops-karmada; conflictResolution is Abort, "
+                "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the template "
+                "work.karmada.io/conflict-resolution: overwrite, to take it over)"
+            )
+            diagnostics.append(warning(applied[target.name], template.source, subject=subject))
+            continue
+        try:
+            body, result = _render_one(
+                run, template, match, targets, target, cluster, revise, conflict_resolution
+            )
+        except (OverrideError, InterpretError) as err:
+            diagnostics.append(
+                error(f"cannot render for cluster {target.name!r}: {err}", template.source, subject=subject)
+            )
+            if target.name in previously_applied:
+                run.keep.add(path)
+                applied[target.name] = ""
+            continue
+        overrides[target.name] = result
+        diagnostics.extend(warning(w, template.source, subject=subject) for w in result.warnings)
+        run.files[path] = dump_yaml(body).encode()
+        applied[target.name] = ""
+    binding = build_binding(
+        BindingInputs(
+            template=template,
+            match=match,
+            replicas=replicas,
+            replica_requirements=requirements,
+            components=components,
+            clusters=targets,
+            scheduled=condition,
+            observed_affinity_name=observed,
+            applied=applied,
+            scheduled_changed=changed,
+        ),
+        prev,
+        run.request.now,
+    )
+    return TemplateOutcome(
+        key=key,
+        match=match,
+        binding=binding,
+        schedule=schedule_result,
+        scheduling_reason=reason,
+        overrides=overrides,
+        paths=paths,
+        diagnostics=tuple(diagnostics),
+    )
+
+
+def _interpret(
+    run: _Run, template: Manifest
+) -> tuple[int, ReplicaRequirements | None, tuple[Component, ...]]:
+    """Replicas and requirements, or components (multi-template workloads behind their feature gate)."""
+    key = template.key
+    interpreter = run.interpreter
+    if run.gate(FeatureGate.MULTIPLE_POD_TEMPLATES_SCHEDULING) and interpreter.hook_enabled(
+        key.api_version, key.kind, Operation.INTERPRET_COMPONENT
+    ):
+        return 0, None, interpreter.get_components(template.body)
+    if interpreter.hook_enabled(key.api_version, key.kind, Operation.INTERPRET_REPLICA):
+        replicas, requirements = interpreter.get_replicas(template.body)
+        return replicas, requirements, ()
+    return 0, None, ()
+
+
+def _render_one(
+    run: _Run,
+    template: Manifest,
+    match: PolicyMatch,
+    targets: tuple[TargetCluster, ...],
+    target: TargetCluster,
+    cluster: Cluster,
+    revise: bool,
+    conflict_resolution: str,
+) -> tuple[dict[str, Any], OverrideResult]:
+    key = template.key
+    body = deep_copy(template.body)
+    prune(body)
+    if revise and run.interpreter.hook_enabled(key.api_version, key.kind, Operation.REVISE_REPLICA):
+        body = run.interpreter.revise_replica(body, target.replicas)
+        if key.kind == "Job" and group_of(key.api_version) == "batch":
+            _divide_completions(body, targets, target, tie_break_uid(template))
+    result = apply_overrides(
+        body, cluster, run.inputs.cluster_override_policies, run.inputs.override_policies
+    )
+    body = annotate_applied_overrides(result.object, result)
+    policy = match.policy
+    stamp(
+        body,
+        claim_metadata(
+            policy_kind=policy.kind if policy is not None else None,
+            policy_namespace=policy.namespace if policy is not None else "",
+            policy_name=policy.name if policy is not None else "",
+            policy_id=match.permanent_id,
+            binding_name=binding_name(key),
+            binding_namespace=key.namespace,
+            binding_id=binding_permanent_id(template),
+            conflict_resolution=ConflictResolution.OVERWRITE
+            if conflict_resolution == "overwrite"
+            else ConflictResolution.ABORT,
+        ),
+    )
+    return body, result
+
+
+def _divide_completions(
+    body: dict[str, Any], targets: tuple[TargetCluster, ...], target: TargetCluster, uid: str
+) -> None:
+    spec = body.get("spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("completions"), int):
+        return
+    division = divide_job_completions(spec["completions"], targets, uid)
+    spec["completions"] = division.get(target.name, 0)
