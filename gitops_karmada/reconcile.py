@@ -45,7 +45,7 @@ from gitops_karmada.model.keys import ObjectKey, group_of
 from gitops_karmada.model.policies import ConflictResolution
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     from gitops_karmada.model.bindings import Component, ReplicaRequirements
     from gitops_karmada.model.clusters import Cluster
@@ -118,8 +118,13 @@ class RenderResult:
     def failed_templates(self) -> tuple[TemplateOutcome, ...]:
         return tuple(o for o in self.outcomes if o.failed)
 
-    def changes(self, current_blobs: Mapping[str, str]) -> dict[str, bytes | None]:
-        """What to write (bytes) or delete (None) to go from ``current_blobs`` to this result."""
+    def changes(
+        self, current_blobs: Mapping[str, str], hash_blob: Callable[[bytes], str] = blob_sha
+    ) -> dict[str, bytes | None]:
+        """What to write (bytes) or delete (None) to go from ``current_blobs`` to this result.
+
+        ``hash_blob`` must be the repository's object id function (SHA-1 or SHA-256 repositories).
+        """
         changes: dict[str, bytes | None] = {}
         for path in sorted(self.managed - self.keep):
             new = self.files.get(path)
@@ -127,7 +132,7 @@ class RenderResult:
             if new is None:
                 if old is not None:
                     changes[path] = None
-            elif old != blob_sha(new):
+            elif old != hash_blob(new):
                 changes[path] = new
         return changes
 
@@ -242,8 +247,13 @@ def _deleted(binding: ResourceBinding) -> TemplateOutcome:
     )
 
 
-def _keep_previous(run: _Run, template: Manifest, match: PolicyMatch, prev: ResourceBinding | None,
-                   diagnostics: tuple[Diagnostic, ...] = ()) -> TemplateOutcome:  # fmt: skip
+def _keep_previous(
+    run: _Run,
+    template: Manifest,
+    match: PolicyMatch,
+    prev: ResourceBinding | None,
+    diagnostics: tuple[Diagnostic, ...] = (),
+) -> TemplateOutcome:
     """Leave the template's previous binding and files exactly as they are."""
     if prev is not None:
         key = template.key
@@ -359,8 +369,8 @@ def _process(
         if hand_written and conflict_resolution != "overwrite":
             applied[target.name] = (
                 f"{path} exists and was not written by gitops-karmada; conflictResolution is Abort, "
-                "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the template "
-                "work.karmada.io/conflict-resolution: overwrite, to take it over)"
+                "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the "
+                "template work.karmada.io/conflict-resolution: overwrite, to take it over)"
             )
             diagnostics.append(warning(applied[target.name], template.source, subject=subject))
             continue

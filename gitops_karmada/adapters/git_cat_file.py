@@ -1,23 +1,28 @@
-"""Reads many blobs through one streaming ``git cat-file --batch`` process (binary-safe, sizes from headers)."""
+"""Reads many blobs through one streaming ``git cat-file --batch`` process (binary-safe, sized by headers)."""
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import threading
-from collections.abc import Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from gitops_karmada.adapters.git_process import GitRunner, git_error
 from gitops_karmada.model.errors import GitError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 def _feed(stdin: IO[bytes], oids: Sequence[str]) -> None:
     # A separate thread writes the requests so that neither side can fill a pipe and wait for the other.
     try:
         stdin.write("".join(f"{oid}\n" for oid in oids).encode("ascii"))
-        stdin.close()
     except (BrokenPipeError, ValueError):
         pass  # git died or we stopped reading; the reader reports why
+    finally:
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            stdin.close()
 
 
 def _read_object(stdout: IO[bytes], oid: str) -> bytes:

@@ -10,20 +10,25 @@ from __future__ import annotations
 import contextlib
 import re
 import tempfile
-from collections.abc import Mapping, Sequence
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from gitops_karmada.adapters.git_process import GitRunner, git_error
 from gitops_karmada.adapters.git_tree import REGULAR_FILE_MODE, encode_path
 from gitops_karmada.model.errors import GitError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
 
 _FLUSH_BYTES = 1 << 20
 # fast-import reads an unquoted path literally to the end of the line; anything that could be mistaken for
 # quoting or break the line gets C-style quoting instead.
 _NEEDS_QUOTING = re.compile(rb'[\x00-\x1f"\\\x7f]')
 _C_ESCAPES = {ord('"'): b'\\"', ord("\\"): b"\\\\", ord("\n"): b"\\n", ord("\t"): b"\\t"}
+# Everything invalid_path_reason refuses matches this; a match is then explained by the slow checks.
+_MAYBE_INVALID = re.compile(r"^$|^/|/$|//|\x00|(?:^|/)\.\.?(?:/|$)|(?:^|/)\.git[. ]*(?:/|$)", re.IGNORECASE)
 _QUOTED_BYTE = tuple(
-    _C_ESCAPES.get(byte, b"\\%03o" % byte if byte < 0x20 or byte == 0x7F else bytes((byte,))) for byte in range(256)
+    _C_ESCAPES.get(byte, b"\\%03o" % byte if byte < 0x20 or byte == 0x7F else bytes((byte,)))
+    for byte in range(256)
 )
 
 
@@ -37,6 +42,8 @@ def quote_path(path: str) -> bytes:
 
 def invalid_path_reason(path: str) -> str | None:
     """Why git cannot store ``path`` as a repository-relative POSIX path, or None when it can."""
+    if not _MAYBE_INVALID.search(path):
+        return None  # the common case, decided by one regex scan (this runs for every changed path)
     if not path:
         return "the path is empty"
     if "\0" in path:
@@ -52,21 +59,23 @@ def invalid_path_reason(path: str) -> str | None:
     return None
 
 
-def check_changes(changes: Mapping[str, bytes | None]) -> tuple[str, ...]:
-    """The changed paths in sorted (deterministic) order; GitError if any path is unusable."""
-    paths = tuple(sorted(changes))
-    for path in paths:
+def check_paths(paths: Iterable[str]) -> tuple[str, ...]:
+    """The paths in sorted (deterministic) order; GitError if git cannot store one of them."""
+    ordered = tuple(sorted(paths))
+    for path in ordered:
         reason = invalid_path_reason(path)
         if reason:
             raise GitError("commit", f"cannot write {path!r}: {reason}")
-    written = {path for path in paths if changes[path] is not None}
-    for path in sorted(written):
-        parts = path.split("/")
-        for depth in range(1, len(parts)):
-            folder = "/".join(parts[:depth])
-            if folder in written:
-                raise GitError("commit", f"cannot write both the file {folder!r} and the file {path!r} inside it")
-    return paths
+    return ordered
+
+
+def _check_not_inside_file(path: str, written: set[str]) -> None:
+    # Sorted order puts "a" before "a/b", so a file that would have to become a folder is already known.
+    parts = path.split("/")
+    for depth in range(1, len(parts)):
+        folder = "/".join(parts[:depth])
+        if folder in written:
+            raise GitError("commit", f"cannot write both the file {folder!r} and the file {path!r} inside it")
 
 
 def _send(stdin: IO[bytes], chunk: bytearray) -> None:
@@ -89,13 +98,20 @@ def _stream(
     chunk += b"commit %s\nmark :1\n" % temp_ref.encode()
     chunk += b"author %s\ncommitter %s\n" % (author.encode(), committer.encode())
     chunk += b"data %d\n%s\nfrom %s\n" % (len(message), message, parent.encode())
+    written: set[str] = set()
     for path in paths:
         # Contents are looked up while streaming, so a lazily computed mapping is never held twice.
         content = changes[path]
         if content is None:
             chunk += b"D %s\n" % quote_path(path)
         else:
-            chunk += b"M %s inline %s\ndata %d\n" % (REGULAR_FILE_MODE.encode(), quote_path(path), len(content))
+            _check_not_inside_file(path, written)
+            written.add(path)
+            chunk += b"M %s inline %s\ndata %d\n" % (
+                REGULAR_FILE_MODE.encode(),
+                quote_path(path),
+                len(content),
+            )
             if len(content) >= _FLUSH_BYTES:
                 _send(stdin, chunk)
                 stdin.write(content)
@@ -123,33 +139,37 @@ def import_commit(
     ``author`` and ``committer`` are raw git identities (``Name <email> <epoch> <±hhmm>``). Files are written
     with mode 100644; ``None`` deletes the path (a folder path deletes the whole folder).
     """
-    paths = check_changes(changes)
+    paths = check_paths(changes)
     with tempfile.TemporaryFile() as stderr:
         process = runner.spawn(["fast-import", "--quiet", "--date-format=raw"], stderr=stderr)
-        assert process.stdin is not None and process.stdout is not None
+        stdin, stdout = process.stdin, process.stdout
+        assert stdin is not None and stdout is not None
         try:
-            _stream(
-                process.stdin,
-                temp_ref=temp_ref,
-                parent=parent,
-                author=author,
-                committer=committer,
-                message=message.encode("utf-8"),
-                paths=paths,
-                changes=changes,
-            )
-            process.stdin.close()
-        except BrokenPipeError:
-            # fast-import stopped reading: it failed, and its stderr says why.
+            # A BrokenPipeError means fast-import stopped reading: it failed, and its stderr says why.
             with contextlib.suppress(BrokenPipeError):
-                process.stdin.close()
+                _stream(
+                    stdin,
+                    temp_ref=temp_ref,
+                    parent=parent,
+                    author=author,
+                    committer=committer,
+                    message=message.encode("utf-8"),
+                    paths=paths,
+                    changes=changes,
+                )
+            with contextlib.suppress(BrokenPipeError):
+                stdin.close()
+            reply = stdout.read()
         except BaseException:
+            # Killed, not starved: fast-import must not see the end of a stream we abandoned.
             process.kill()
-            process.wait()
             raise
-        reply = process.stdout.read()
-        process.stdout.close()
-        if process.wait() != 0:
+        finally:
+            with contextlib.suppress(BrokenPipeError):
+                stdin.close()
+            stdout.close()
+            returncode = process.wait()
+        if returncode != 0:
             stderr.seek(0)
             raise git_error("fast-import", f"writing the commit on top of {parent}", stderr.read())
     commit = reply.decode("ascii", "replace").strip()

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from gitops_karmada.model.errors import GitError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
 STDERR_TAIL_LINES = 12
 STDERR_TAIL_CHARS = 2000
@@ -91,14 +93,18 @@ class GitRunner:
                 check=False,
             )
         except subprocess.TimeoutExpired as exc:
-            raise git_error(operation, f"{what}: timed out after {timeout}s", exc.stderr or b"", temporary=True) from exc
+            raise git_error(
+                operation, f"{what}: timed out after {timeout}s", exc.stderr or b"", temporary=True
+            ) from exc
         except FileNotFoundError as exc:
             raise GitError(operation, "the git executable was not found on PATH") from exc
         if done.returncode not in ok_codes:
             raise git_error(operation, what, done.stderr)
         return done
 
-    def text(self, args: Sequence[str], *, operation: str, what: str, env: Mapping[str, str] | None = None) -> str:
+    def text(
+        self, args: Sequence[str], *, operation: str, what: str, env: Mapping[str, str] | None = None
+    ) -> str:
         """Stdout of a successful command, decoded, without the trailing newline."""
         out = self.run(args, operation=operation, what=what, env=env).stdout
         return out.decode("utf-8", "surrogateescape").removesuffix("\n")

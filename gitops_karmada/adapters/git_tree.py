@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from gitops_karmada.adapters.git_process import GitRunner
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gitops_karmada.adapters.git_process import GitRunner
 
 REGULAR_FILE_MODE = "100644"
 EXECUTABLE_FILE_MODE = "100755"

@@ -1,8 +1,63 @@
-"""The ``gitops-karmada`` command line (click)."""
+"""The ``gitops-karmada`` command line: a click group; one module per verb; exit codes per error class.
+
+Exit codes: 0 ok, 1 input or domain error (a ``GitopsKarmadaError``), 2 usage error (click's own).
+"""
 
 from __future__ import annotations
 
+import sys
 
-def main() -> None:
-    """Entry point of the console script."""
-    raise SystemExit("gitops-karmada: the CLI is being assembled")
+import click
+
+from gitops_karmada import __version__
+from gitops_karmada.cli.demo import demo
+from gitops_karmada.cli.logs import configure_logging
+from gitops_karmada.cli.reconcile import reconcile_command
+from gitops_karmada.cli.render import render
+from gitops_karmada.cli.validate import validate
+from gitops_karmada.model.errors import GitopsKarmadaError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "GITOPS_KARMADA"})
+@click.version_option(__version__, prog_name="gitops-karmada")
+@click.option(
+    "--log-level",
+    default="info",
+    show_default=True,
+    type=click.Choice(["debug", "info", "warning", "error"], case_sensitive=False),
+)
+@click.option(
+    "--logging-format",
+    "logging_format",
+    default="text",
+    show_default=True,
+    type=click.Choice(["text", "json"]),
+    help="json: one JSON object a line (ts, logger, level, msg, ...)",
+)
+def cli(log_level: str, logging_format: str) -> None:
+    """Karmada's multi-cluster placement, reconciled over a Git repository."""
+    configure_logging(log_level, logging_format)
+
+
+cli.add_command(validate)
+cli.add_command(render)
+cli.add_command(reconcile_command)
+cli.add_command(demo)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: domain errors become one line on stderr and exit code 1."""
+    try:
+        cli.main(args=argv, prog_name="gitops-karmada", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(1)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(err.exit_code)
+    except click.exceptions.Exit as err:
+        sys.exit(err.exit_code)
+    except GitopsKarmadaError as err:
+        click.echo(f"error: {err}", err=True)
+        sys.exit(1)
+    sys.exit(0)

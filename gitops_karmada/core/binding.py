@@ -150,8 +150,16 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     elif previous is not None:
         # an orphaned binding keeps the policy fields it was built with (Karmada leaves them as they are)
         prev = previous.spec
-        for name in ("placement", "scheduler_name", "propagate_deps", "failover", "conflict_resolution",
-                     "suspension", "preserve_resources_on_deletion", "schedule_priority"):  # fmt: skip
+        for name in (
+            "placement",
+            "scheduler_name",
+            "propagate_deps",
+            "failover",
+            "conflict_resolution",
+            "suspension",
+            "preserve_resources_on_deletion",
+            "schedule_priority",
+        ):
             if name in prev.model_fields_set:
                 spec_fields[name] = getattr(prev, name)
     if inputs.reschedule_triggered_at:

@@ -47,13 +47,16 @@ def default_placement(placement: Placement) -> Placement:
     constraints = tuple(
         constraint.model_copy(
             update={
-                **({"spread_by_field": SpreadFieldValue.CLUSTER}
-                   if constraint.spread_by_field is None and not constraint.spread_by_label else {}),
+                **(
+                    {"spread_by_field": SpreadFieldValue.CLUSTER}
+                    if constraint.spread_by_field is None and not constraint.spread_by_label
+                    else {}
+                ),
                 **({"min_groups": 1} if constraint.min_groups == 0 else {}),
             }
         )
         for constraint in placement.spread_constraints
-    )  # fmt: skip
+    )
     update: dict[str, object] = {}
     if placement.spread_constraints:
         update["spread_constraints"] = constraints
@@ -101,7 +104,9 @@ def default_policy(policy: P) -> P:
         spec_update["scheduler_name"] = DEFAULT_SCHEDULER_NAME
     if spec.failover is not None:
         spec_update["failover"] = _default_failover(spec.failover)
-    if any(s.api_version == "multicluster.x-k8s.io/v1alpha1" and s.kind == "ServiceImport"
-           for s in spec.resource_selectors):  # fmt: skip
+    if any(
+        s.api_version == "multicluster.x-k8s.io/v1alpha1" and s.kind == "ServiceImport"
+        for s in spec.resource_selectors
+    ):
         spec_update["propagate_deps"] = True
     return policy.model_copy(update={"spec": spec.model_copy(update=spec_update)})

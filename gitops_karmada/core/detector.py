@@ -103,9 +103,11 @@ def explicit_priority(policy: AnyPropagationPolicy) -> int:
     return policy.spec.priority if policy.spec.priority is not None else 0
 
 
-def _rank_key(candidate: Candidate) -> tuple[int, int, str]:
-    # total order of getHighestPriorityPropagationPolicy: explicit desc, implicit desc, name asc
-    return (-candidate.explicit_priority, -candidate.implicit_priority, candidate.policy.name)
+def rank_candidates(candidates: Iterable[Candidate]) -> tuple[Candidate, ...]:
+    """Best first: higher explicit priority, then higher implicit priority, then the smaller name (bytes)."""
+    return tuple(
+        sorted(candidates, key=lambda c: (-c.explicit_priority, -c.implicit_priority, c.policy.name.encode()))
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +159,17 @@ def _ranked(template: Manifest, policies: Sequence[AnyPropagationPolicy]) -> tup
         implicit = resource_match_selectors_priority(template.body, policy.spec.resource_selectors)
         if implicit is not ImplicitPriority.MISMATCH:
             found.append(Candidate(ref_of(policy), explicit_priority(policy), implicit))
-    return tuple(sorted(found, key=_rank_key))
+    return rank_candidates(found)
+
+
+def highest_priority_policy(
+    template: Manifest, policies: Sequence[AnyPropagationPolicy]
+) -> AnyPropagationPolicy | None:
+    """``getHighestPriorityPropagationPolicy``: the best of ``policies`` (one kind) selecting ``template``."""
+    ranked = _ranked(template, policies)
+    if not ranked:
+        return None
+    return next(p for p in policies if ref_of(p) == ranked[0].policy)
 
 
 def _describe_win(winner: Candidate, runner_up: Candidate | None, kind_note: str) -> str:

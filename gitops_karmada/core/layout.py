@@ -46,23 +46,29 @@ def name_problem(key: ObjectKey) -> str | None:
     if len(name) > _MAX_NAME_LENGTH:
         return f"must be at most {_MAX_NAME_LENGTH} characters"
     if name in (".", "..") or _FORBIDDEN_IN_SEGMENT.search(name):
-        return (f"{name!r} is not a valid Kubernetes name: it may not be '.' or '..' nor contain '/', "
-                "'\\', '%' or control characters")  # fmt: skip
+        return (
+            f"{name!r} is not a valid Kubernetes name: it may not be '.' or '..' nor contain '/', "
+            "'\\', '%' or control characters"
+        )
     dns_subdomain_required = (
         is_kubernetes_group(key.group) and (key.group, key.kind) not in _PATH_SEGMENT_KINDS
     )
     if dns_subdomain_required and not is_dns1123_subdomain(name):
-        return (f"{name!r} is not a valid Kubernetes name: a lowercase RFC 1123 subdomain must consist of "
-                    "lower case alphanumeric characters, '-' or '.', and must start and end with an "
-                    "alphanumeric character")  # fmt: skip
+        return (
+            f"{name!r} is not a valid Kubernetes name: a lowercase RFC 1123 subdomain must consist of "
+            "lower case alphanumeric characters, '-' or '.', and must start and end with an "
+            "alphanumeric character"
+        )
     return None
 
 
 def namespace_problem(namespace: str) -> str | None:
     if not is_dns1123_label(namespace):
-        return (f"{namespace!r} is not a valid namespace: a lowercase RFC 1123 label must consist of lower "
-                "case alphanumeric characters or '-', start and end with an alphanumeric character, and be "
-                "at most 63 characters")  # fmt: skip
+        return (
+            f"{namespace!r} is not a valid namespace: a lowercase RFC 1123 label must consist of lower "
+            "case alphanumeric characters or '-', start and end with an alphanumeric character, and be "
+            "at most 63 characters"
+        )
     return None
 
 

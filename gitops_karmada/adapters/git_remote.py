@@ -1,0 +1,137 @@
+"""Talks to remotes for the Git adapter: a branch's configured upstream, fetching a branch, pushing a ref.
+
+A push rejected because the remote branch moved on, and a network failure, are ``GitError(temporary=True)``
+(the caller fetches, rerenders and retries); everything else is permanent.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+
+from gitops_karmada.adapters.git_process import GitRunner, git_error, stderr_tail
+from gitops_karmada.model.errors import GitError
+
+NETWORK_TIMEOUT_SECONDS = 600.0
+# A reconciler runs unattended: a missing credential must fail the run, not wait for a password prompt.
+_UNATTENDED = {"GIT_TERMINAL_PROMPT": "0"}
+_PERMANENT_MARKERS = (
+    "does not appear to be a git repository",
+    "couldn't find remote ref",
+    "authentication failed",
+    "permission denied",
+    "repository not found",
+    "invalid refspec",
+)
+_TRANSIENT_MARKERS = (
+    "could not resolve host",
+    "could not resolve hostname",
+    "temporary failure in name resolution",
+    "connection refused",
+    "connection reset",
+    "connection timed out",
+    "operation timed out",
+    "timed out",
+    "network is unreachable",
+    "no route to host",
+    "the remote end hung up unexpectedly",
+    "early eof",
+    "rpc failed",
+    "could not read from remote repository",
+    "unable to access",
+    "http 5",
+    "returned error: 5",
+)
+# Reasons in ``git push --porcelain`` output that mean "someone else updated the branch first".
+_RACE_REASONS = ("non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref")
+
+
+def is_transient_failure(stderr: str) -> bool:
+    """Whether git's stderr describes a network problem that a later retry may not have."""
+    text = stderr.lower()
+    if any(marker in text for marker in _PERMANENT_MARKERS):
+        return False
+    return any(marker in text for marker in _TRANSIENT_MARKERS)
+
+
+def upstream(runner: GitRunner, branch_ref: str) -> tuple[str, str] | None:
+    """(remote, remote branch) from ``branch.<name>.remote/merge``; None without one or for a local one."""
+    if not branch_ref.startswith("refs/heads/"):
+        return None
+    name = branch_ref.removeprefix("refs/heads/")
+    values = []
+    for key in ("remote", "merge"):
+        done = runner.run(
+            ["config", "--get", f"branch.{name}.{key}"],
+            operation="config",
+            what=f"reading the upstream of {branch_ref}",
+            ok_codes=(0, 1),
+        )
+        values.append(done.stdout.decode("utf-8", "surrogateescape").strip() if done.returncode == 0 else "")
+    remote, merge = values
+    # "." is the repository itself: pushing there publishes nothing.
+    if not remote or remote == "." or not merge.startswith("refs/heads/"):
+        return None
+    return remote, merge.removeprefix("refs/heads/")
+
+
+def _check_branch_name(runner: GitRunner, operation: str, branch: str) -> None:
+    # git branch refuses a leading dash too (it would read as an option), though refs/heads/-x is well-formed.
+    if branch.startswith("-") or not runner.succeeds(["check-ref-format", f"refs/heads/{branch}"]):
+        raise GitError(operation, f"{branch!r} is not a valid branch name")
+
+
+def fetch(runner: GitRunner, remote: str, branch: str) -> str:
+    """Fetch ``branch`` from ``remote``; return the commit id the remote branch points at."""
+    _check_branch_name(runner, "fetch", branch)
+    # A private destination ref makes the answer independent of FETCH_HEAD and of the remote's refspecs;
+    # configured remote-tracking branches are still updated by git as usual.
+    landing = f"refs/gitops-karmada/tmp/fetch-{os.getpid()}-{secrets.token_hex(4)}"
+    what = f"fetching {branch} from {remote}"
+    done = runner.run(
+        ["fetch", "--quiet", "--no-tags", "--end-of-options", remote, f"+refs/heads/{branch}:{landing}"],
+        operation="fetch",
+        what=what,
+        env=_UNATTENDED,
+        ok_codes=range(256),
+        timeout=NETWORK_TIMEOUT_SECONDS,
+    )
+    if done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", "replace")
+        if "couldn't find remote ref" in stderr.lower():
+            raise git_error("fetch", f"{remote} has no branch {branch}", stderr)
+        raise git_error("fetch", what, stderr, temporary=is_transient_failure(stderr))
+    try:
+        return runner.text(["rev-parse", "--verify", f"{landing}^{{commit}}"], operation="fetch", what=what)
+    finally:
+        runner.run(["update-ref", "-d", landing], operation="update-ref", what=f"deleting {landing}")
+
+
+def push(runner: GitRunner, remote: str, local_ref: str, remote_branch: str) -> None:
+    """Push ``local_ref`` to ``remote_branch`` of ``remote`` without forcing."""
+    _check_branch_name(runner, "push", remote_branch)
+    what = f"pushing {local_ref} to {remote_branch} on {remote}"
+    done = runner.run(
+        ["push", "--porcelain", "--end-of-options", remote, f"{local_ref}:refs/heads/{remote_branch}"],
+        operation="push",
+        what=what,
+        env=_UNATTENDED,
+        ok_codes=range(256),
+        timeout=NETWORK_TIMEOUT_SECONDS,
+    )
+    if done.returncode == 0:
+        return
+    stderr = done.stderr.decode("utf-8", "replace")
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        flag, _, rest = line.partition("\t")
+        if flag != "!":
+            continue
+        summary = rest.partition("\t")[2]
+        if any(reason in summary for reason in _RACE_REASONS):
+            raise GitError(
+                "push",
+                f"{what}: rejected, the remote branch has moved on ({summary}); fetch, rerender and retry",
+                temporary=True,
+            )
+        raise GitError("push", f"{what}: {summary}" + (f": {stderr_tail(stderr)}" if stderr.strip() else ""))
+    raise git_error("push", what, stderr, temporary=is_transient_failure(stderr))

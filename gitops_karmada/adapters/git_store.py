@@ -1,0 +1,431 @@
+"""The Git adapter: reads a commit's files into memory and writes a whole result as one atomic commit.
+
+Reads use ``git ls-tree -r -z`` and one streaming ``git cat-file --batch``, never the work tree, so a
+half-saved checkout cannot leak into a run. A commit is written by one ``git fast-import`` stream into a
+private temporary ref, then the target ref moves with a compare-and-swap (``git update-ref <ref> <new>
+<old>``); a checked-out work tree follows with git's two-tree merge. A process killed at any point leaves the
+ref at the old or at the new commit, and the next run converges. All git calls are subprocesses (GitPython's
+index and object database are far too slow for hundreds of thousands of files).
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import os
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from gitops_karmada.adapters import git_remote
+from gitops_karmada.adapters.git_cat_file import read_blobs
+from gitops_karmada.adapters.git_fast_import import import_commit
+from gitops_karmada.adapters.git_process import GitRunner, git_error
+from gitops_karmada.adapters.git_tree import EntryKind, list_tree
+from gitops_karmada.adapters.git_work_tree import (
+    PendingSync,
+    check_can_sync,
+    finish_interrupted_sync,
+    remove_journal,
+    sync_work_tree,
+    work_trees_showing,
+    write_journal,
+)
+from gitops_karmada.model.errors import GitError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+DEFAULT_AUTHOR_NAME = "gitops-karmada"
+DEFAULT_AUTHOR_EMAIL = "gitops-karmada@localhost"
+TEMPORARY_REF_PREFIX = "refs/gitops-karmada/tmp/"
+_COMMIT_REF_PREFIX = TEMPORARY_REF_PREFIX + "commit-"
+
+
+class CommitStage(enum.StrEnum):
+    """Points of ``GitStore.commit``/``move_ref`` reported to an observer (progress; crash-safety tests)."""
+
+    OBJECTS_WRITTEN = "objects-written"  # fast-import finished; no user-visible ref has changed
+    WORK_TREE_CHECKED = "work-tree-checked"  # the checked-out work trees can take the new commit
+    REF_UPDATED = "ref-updated"  # the compare-and-swap succeeded; work trees not yet updated
+    WORK_TREE_SYNCED = "work-tree-synced"  # work trees and indexes show the new commit
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedEntry:
+    """A tree entry ``read_snapshot`` does not return as a file, and why."""
+
+    path: str
+    kind: EntryKind
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TreeSnapshot:
+    """The regular files of one commit that passed the filter, plus the entries that were skipped."""
+
+    commit: str
+    files: Mapping[str, bytes]
+    skipped: tuple[SkippedEntry, ...]
+
+
+_SKIP_REASONS = {
+    EntryKind.SYMLINK: "symbolic link: its target is not read (it may point outside the repository)",
+    EntryKind.SUBMODULE: "submodule: its files belong to another repository",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GitStore:
+    """One repository (a work tree or a bare repository), read and written through git subprocesses."""
+
+    git_dir: Path
+    work_tree: Path | None
+    object_format: str
+    observer: Callable[[CommitStage], None] | None = None
+
+    @classmethod
+    def open(cls, path: Path, *, observer: Callable[[CommitStage], None] | None = None) -> GitStore:
+        """The repository at ``path`` (or containing it); GitError if there is none."""
+        if not path.is_dir():
+            raise GitError("open", f"{path} is not a directory")
+        probe = GitRunner(path.resolve())
+        done = probe.run(
+            ["rev-parse", "--absolute-git-dir", "--is-inside-work-tree", "--show-object-format"],
+            operation="open",
+            what=f"{path}",
+            ok_codes=(0, 128),
+        )
+        if done.returncode != 0:
+            raise git_error("open", f"{path} is not a git repository", done.stderr)
+        git_dir, inside_work_tree, object_format = done.stdout.decode("utf-8", "surrogateescape").splitlines()
+        work_tree = None
+        if inside_work_tree == "true":
+            work_tree = Path(probe.text(["rev-parse", "--show-toplevel"], operation="open", what=f"{path}"))
+        return cls(git_dir=Path(git_dir), work_tree=work_tree, object_format=object_format, observer=observer)
+
+    @property
+    def _git(self) -> GitRunner:
+        return GitRunner(self.work_tree or self.git_dir)
+
+    def _notify(self, stage: CommitStage) -> None:
+        if self.observer is not None:
+            self.observer(stage)
+
+    # --- revisions -------------------------------------------------------------------------------------
+
+    def resolve(self, rev: str) -> str:
+        """The full id of the commit ``rev`` names; GitError naming ``rev`` when there is none."""
+        if not rev or rev.startswith("-") or "\n" in rev:
+            raise GitError("rev-parse", f"{rev!r} is not a revision")
+        done = self._git.run(
+            ["rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}"],
+            operation="rev-parse",
+            what=rev,
+            ok_codes=(0, 1, 128),
+        )
+        if done.returncode == 0:
+            return done.stdout.decode("ascii").strip()
+        if not self._git.succeeds(["rev-parse", "-q", "--verify", "HEAD"]):
+            refs = self._git.text(
+                ["for-each-ref", "--count=1", "--format=%(refname)"], operation="rev-parse", what=rev
+            )
+            if not refs:
+                raise GitError("rev-parse", f"cannot resolve {rev!r}: the repository has no commits yet")
+            if rev == "HEAD":
+                raise GitError("rev-parse", "HEAD is a branch without commits yet")
+        if self._git.succeeds(["rev-parse", "-q", "--verify", "--end-of-options", rev]):
+            raise GitError("rev-parse", f"{rev!r} does not name a commit")
+        raise GitError("rev-parse", f"unknown revision {rev!r}")
+
+    def head_ref(self) -> str | None:
+        """The branch HEAD is on (``refs/heads/main``), or None when HEAD is detached."""
+        done = self._git.run(
+            ["symbolic-ref", "-q", "HEAD"], operation="symbolic-ref", what="HEAD", ok_codes=(0, 1)
+        )
+        return done.stdout.decode("utf-8", "surrogateescape").strip() or None
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        """Whether ``ancestor`` is ``descendant`` or one of its ancestors."""
+        done = self._git.run(
+            ["merge-base", "--is-ancestor", self.resolve(ancestor), self.resolve(descendant)],
+            operation="merge-base",
+            what=f"{ancestor} and {descendant}",
+            ok_codes=(0, 1),
+        )
+        return done.returncode == 0
+
+    # --- reading ---------------------------------------------------------------------------------------
+
+    def read_snapshot(self, rev: str, include: Callable[[str], bool]) -> TreeSnapshot:
+        """The regular files (100644/100755) of ``rev`` whose path passes ``include``; the rest, skipped."""
+        commit = self.resolve(rev)
+        entries = [entry for entry in list_tree(self._git, commit) if include(entry.path)]
+        files = [entry for entry in entries if entry.is_regular_file]
+        blobs = read_blobs(self._git, [entry.oid for entry in files])
+        skipped = tuple(
+            SkippedEntry(entry.path, entry.kind, _SKIP_REASONS[entry.kind])
+            for entry in entries
+            if not entry.is_regular_file
+        )
+        return TreeSnapshot(
+            commit=commit, files={entry.path: blobs[entry.oid] for entry in files}, skipped=skipped
+        )
+
+    def read_file(self, rev: str, path: str) -> bytes | None:
+        """The content of the regular file ``path`` at ``rev``, or None when there is no such file."""
+        commit = self.resolve(rev)
+        done = self._git.run(
+            ["cat-file", "-p", f"{commit}:{path}"],
+            operation="cat-file",
+            what=f"{rev}:{path}",
+            ok_codes=(0, 128),
+        )
+        if done.returncode != 0:
+            return None
+        kind = self._git.run(
+            ["cat-file", "-t", f"{commit}:{path}"], operation="cat-file", what=f"{rev}:{path}"
+        ).stdout.strip()
+        return done.stdout if kind == b"blob" else None
+
+    def read_files(self, rev: str, include: Callable[[str], bool]) -> dict[str, bytes]:
+        """``read_snapshot(rev, include).files``: symbolic links and submodules are skipped."""
+        return dict(self.read_snapshot(rev, include).files)
+
+    def list_blobs(self, rev: str, prefixes: Sequence[str]) -> dict[str, str]:
+        """path → blob id of every file and symbolic link of ``rev`` at or under one of ``prefixes``.
+
+        A prefix names whole path components (``clusters/m1`` is not under ``clusters/m``); ``""`` is the
+        whole tree; no prefixes, no paths.
+        """
+        if not prefixes:
+            return {}
+        entries = list_tree(self._git, self.resolve(rev), prefixes)
+        return {entry.path: entry.oid for entry in entries if entry.kind is not EntryKind.SUBMODULE}
+
+    def blob_id(self, content: bytes) -> str:
+        """The id git gives a file with ``content`` here (``git hash-object``), to skip unchanged writes."""
+        header = b"blob %d\0" % len(content)
+        return hashlib.new(self.object_format, header + content).hexdigest()
+
+    def commit_message(self, rev: str) -> str:
+        """The full message of commit ``rev``, as stored (``commit`` stores it with a final newline)."""
+        return self._commit_object(rev).partition(b"\n\n")[2].decode("utf-8", "replace")
+
+    def trailers(self, rev: str) -> dict[str, str]:
+        """The ``Key: value`` trailers of ``rev``'s message, as ``git interpret-trailers --parse`` reads them.
+
+        A key given twice keeps its last value.
+        """
+        message = self.commit_message(rev).encode("utf-8")
+        parsed = self._git.run(
+            ["-c", "trailer.separators=:", "interpret-trailers", "--parse"],
+            operation="interpret-trailers",
+            what=f"parsing the trailers of {rev}",
+            stdin=message,
+        ).stdout.decode("utf-8", "replace")
+        trailers = {}
+        for line in parsed.splitlines():
+            key, separator, value = line.partition(":")
+            if separator:
+                trailers[key.strip()] = value.strip()
+        return trailers
+
+    def commit_time(self, rev: str) -> datetime:
+        """The committer date of ``rev``, in UTC."""
+        for line in self._commit_object(rev).partition(b"\n\n")[0].splitlines():
+            if line.startswith(b"committer "):
+                epoch = int(line.rsplit(b" ", 2)[1])
+                return datetime.fromtimestamp(epoch, tz=UTC)
+        raise GitError("cat-file", f"commit {rev} has no committer line")
+
+    def _commit_object(self, rev: str) -> bytes:
+        commit = self.resolve(rev)
+        return self._git.run(
+            ["cat-file", "commit", commit], operation="cat-file", what=f"reading commit {rev}"
+        ).stdout
+
+    # --- writing ---------------------------------------------------------------------------------------
+
+    def commit(
+        self, *, parent: str, ref: str, changes: Mapping[str, bytes | None], message: str
+    ) -> str | None:
+        """One commit on top of ``parent`` applying ``changes`` (bytes: write a 100644 file; None: delete).
+
+        ``ref`` is a full ref name (``refs/heads/main``) or ``HEAD``; it must point at ``parent``, else
+        GitError(temporary=True) and nothing changes. Returns the new commit id, or None when the tree would
+        equal ``parent``'s (no empty commits). Work trees showing ``ref`` follow for the changed paths only;
+        an uncommitted edit to one of those paths is refused before anything changes.
+        """
+        parent_commit = self.resolve(parent)
+        target = self._target_ref(ref)
+        work_trees = self._prepare_work_trees(target)
+        self._expect_ref(target, parent_commit)
+        if not changes:
+            return None
+        temporary_ref = f"{_COMMIT_REF_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
+        text = message if message.endswith("\n") else message + "\n"
+        try:
+            new_commit = import_commit(
+                self._git,
+                temp_ref=temporary_ref,
+                parent=parent_commit,
+                author=self._identity("AUTHOR"),
+                committer=self._identity("COMMITTER"),
+                message=text,
+                changes=changes,
+            )
+            self._notify(CommitStage.OBJECTS_WRITTEN)
+            if self._tree_of(new_commit) == self._tree_of(parent_commit):
+                return None
+            subject = text.partition("\n")[0]
+            self._move(
+                target, parent_commit, new_commit, work_trees, reflog=f"gitops-karmada commit: {subject}"
+            )
+            return new_commit
+        finally:
+            self._delete_temporary_refs(_COMMIT_REF_PREFIX)
+
+    def move_ref(self, *, ref: str, old: str, new: str) -> None:
+        """Move ``ref`` from commit ``old`` to commit ``new`` (any commit, e.g. a fetched upstream tip).
+
+        Same guarantees as ``commit``: compare-and-swap (temporary GitError if ``ref`` is not at ``old``),
+        work trees showing ``ref`` follow, uncommitted edits in the way are refused before anything changes.
+        Meant for dropping an unpushed rendering commit in favour of the fetched upstream before rerendering.
+        """
+        old_commit, new_commit = self.resolve(old), self.resolve(new)
+        target = self._target_ref(ref)
+        work_trees = self._prepare_work_trees(target)
+        self._expect_ref(target, old_commit)
+        if old_commit != new_commit:
+            self._move(target, old_commit, new_commit, work_trees, reflog=f"gitops-karmada: move to {new}")
+
+    def _target_ref(self, ref: str) -> str:
+        if ref == "HEAD":
+            # On a branch, HEAD means that branch (and its other checkouts, if any).
+            return self.head_ref() or "HEAD"
+        if not ref.startswith("refs/") or not self._git.succeeds(["check-ref-format", ref]):
+            raise GitError("update-ref", f"{ref!r} is not a full ref name (like refs/heads/main) or HEAD")
+        return ref
+
+    def _prepare_work_trees(self, target: str) -> tuple[GitRunner, ...]:
+        runners = tuple(self._git.at(path) for path in work_trees_showing(self._git, target, self.work_tree))
+        for runner in runners:
+            finish_interrupted_sync(runner)
+        return runners
+
+    def _expect_ref(self, ref: str, expected: str) -> None:
+        current = self._ref_value(ref)
+        if current != expected:
+            raise GitError(
+                "update-ref",
+                f"{ref} is at {current or 'nothing'}, not at {expected}: it moved since it was read; rerun",
+                temporary=True,
+            )
+
+    def _ref_value(self, ref: str) -> str | None:
+        done = self._git.run(
+            ["rev-parse", "-q", "--verify", ref], operation="rev-parse", what=ref, ok_codes=(0, 1)
+        )
+        return done.stdout.decode("ascii").strip() or None
+
+    def _tree_of(self, commit: str) -> str:
+        return self._git.text(
+            ["rev-parse", f"{commit}^{{tree}}"], operation="rev-parse", what=f"the tree of {commit}"
+        )
+
+    def _move(
+        self, target: str, old: str, new: str, work_trees: tuple[GitRunner, ...], *, reflog: str
+    ) -> None:
+        for runner in work_trees:
+            check_can_sync(runner, old, new)
+        self._notify(CommitStage.WORK_TREE_CHECKED)
+        for runner in work_trees:
+            write_journal(runner, PendingSync(old=old, new=new))
+        try:
+            self._compare_and_swap(target, old, new, reflog=reflog)
+        except GitError:
+            for runner in work_trees:
+                remove_journal(runner)
+            raise
+        self._notify(CommitStage.REF_UPDATED)
+        for runner in work_trees:
+            try:
+                sync_work_tree(runner, old, new)
+            except GitError as exc:
+                # The commit stands; the journal stays, so the next run finishes the work tree update.
+                detail = f"{target} now points at {new}, but {runner.root} was not updated: {exc.detail}"
+                raise GitError(exc.operation, detail) from exc
+            remove_journal(runner)
+        self._notify(CommitStage.WORK_TREE_SYNCED)
+
+    def _compare_and_swap(self, target: str, old: str, new: str, *, reflog: str) -> None:
+        no_deref = ["--no-deref"] if target == "HEAD" else []
+        done = self._git.run(
+            ["update-ref", "-m", reflog, *no_deref, target, new, old],
+            operation="update-ref",
+            what=f"moving {target} from {old} to {new}",
+            ok_codes=range(256),
+        )
+        if done.returncode == 0:
+            return
+        current = self._ref_value(target)
+        stderr = done.stderr.decode("utf-8", "replace")
+        raced = current != old or "cannot lock ref" in stderr
+        what = f"{target} moved to {current or 'nothing'} (expected {old}); nothing was changed, rerun"
+        raise git_error(
+            "update-ref", what if current != old else f"moving {target} failed", stderr, temporary=raced
+        )
+
+    def _identity(self, role: str) -> str:
+        """``Name <email> <epoch> <tz>`` from configuration or GIT_<role>_* variables, else the tool's own."""
+        variable = f"GIT_{role}_IDENT"
+        done = self._git.run(
+            ["-c", "user.useConfigOnly=true", "var", variable],
+            operation="var",
+            what=variable,
+            ok_codes=(0, 128),
+        )
+        if done.returncode == 0:
+            return done.stdout.decode("utf-8", "surrogateescape").strip()
+        fallback = {f"GIT_{role}_NAME": DEFAULT_AUTHOR_NAME, f"GIT_{role}_EMAIL": DEFAULT_AUTHOR_EMAIL}
+        return self._git.text(["var", variable], operation="var", what=variable, env=fallback)
+
+    def _delete_temporary_refs(self, prefix: str) -> None:
+        listed = self._git.text(
+            ["for-each-ref", "--format=%(refname)", prefix.rpartition("/")[0] + "/"],
+            operation="for-each-ref",
+            what="listing temporary refs",
+        )
+        doomed = [name for name in listed.splitlines() if name.startswith(prefix)]
+        if doomed:
+            # Best effort: a concurrent run may delete the same leftovers; the next run tries again.
+            self._git.run(
+                ["update-ref", "--stdin"],
+                operation="update-ref",
+                what="deleting temporary refs",
+                stdin="".join(f"delete {name}\n" for name in doomed).encode(),
+                ok_codes=range(256),
+            )
+
+    # --- remotes and housekeeping ----------------------------------------------------------------------
+
+    def upstream(self, branch_ref: str) -> tuple[str, str] | None:
+        """(remote, remote branch) configured for ``branch_ref``, or None."""
+        return git_remote.upstream(self._git, branch_ref)
+
+    def fetch(self, remote: str, branch: str) -> str:
+        """Fetch ``branch`` of ``remote`` and return its commit id (GitError temporary on network failure)."""
+        return git_remote.fetch(self._git, remote, branch)
+
+    def push(self, remote: str, local_ref: str, remote_branch: str) -> None:
+        """Push without forcing; a non-fast-forward rejection is GitError(temporary=True)."""
+        git_remote.push(self._git, remote, local_ref, remote_branch)
+
+    def maintenance(self) -> None:
+        """Pack loose objects and merge fast-import's many small packs; drop leftover temporary refs."""
+        self._delete_temporary_refs(TEMPORARY_REF_PREFIX)
+        # Geometric repacking merges the small packs each commit leaves without rewriting the big one.
+        self._git.run(["repack", "-d", "-q", "--geometric=2"], operation="repack", what="packing objects")

@@ -1,0 +1,119 @@
+"""Reconcile a Git repository: read a branch tip, render, commit once, optionally push with retries.
+
+Used by the ``reconcile`` and ``demo`` commands (and any long-running caller). A push rejected as
+non-fast-forward means someone else pushed meanwhile: fetch, move the local branch to the remote tip,
+render again from there and retry, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from loguru import logger
+
+from gitops_karmada.adapters.repository import RepositoryState, commit_message, read_commit, summarize
+from gitops_karmada.model.errors import GitError
+from gitops_karmada.reconcile import RenderResult, reconcile
+
+if TYPE_CHECKING:
+    from gitops_karmada.adapters.git_store import GitStore
+
+PUSH_ATTEMPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileOutcome:
+    state: RepositoryState
+    result: RenderResult
+    changes: dict[str, bytes | None] = field(default_factory=dict)
+    commit: str | None = None
+    """The reconcile commit, or None when nothing changed (or a dry run, or input errors)."""
+    pushed: bool = False
+
+
+def target_ref(store: GitStore, rev: str) -> str:
+    """The ref a reconcile of ``rev`` commits to: the checked-out branch, a named branch, or HEAD."""
+    if rev == "HEAD":
+        return store.head_ref() or "HEAD"
+    branch = rev if rev.startswith("refs/heads/") else f"refs/heads/{rev}"
+    try:
+        store.resolve(branch)
+    except GitError:
+        pass
+    else:
+        return branch
+    head = store.head_ref() or "HEAD"
+    if store.resolve(rev) == store.resolve(head):
+        return head
+    raise GitError(
+        "reconcile",
+        f"{rev!r} is neither HEAD nor a branch; reconcile commits on top of the revision it reads "
+        "(use --dry-run to inspect an older revision)",
+    )
+
+
+def reconcile_ref(
+    store: GitStore, ref: str, *, dry_run: bool = False, message: str | None = None
+) -> ReconcileOutcome:
+    """Render the tip of ``ref`` and commit the result on it (unless ``dry_run``)."""
+    state = read_commit(store, ref)
+    result = reconcile(state.request)
+    if not result.input_ok:
+        return ReconcileOutcome(state, result)
+    changes = result.changes(state.current_blobs, store.blob_id)
+    if dry_run or not changes:
+        return ReconcileOutcome(state, result, changes)
+    assert state.source is not None
+    sha = store.commit(
+        parent=state.source,
+        ref=ref,
+        changes=changes,
+        message=commit_message(state.source, summarize(result, changes), message),
+    )
+    if sha is not None:
+        logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
+    return ReconcileOutcome(state, result, changes, sha)
+
+
+def _rebase_onto_remote(store: GitStore, ref: str, outcome: ReconcileOutcome, remote_sha: str) -> None:
+    """Move ``ref`` to the remote tip, dropping only our own reconcile commit (never a user's commit)."""
+    base = outcome.state.source
+    assert base is not None
+    local = store.resolve(ref)
+    if local not in (base, outcome.commit) or not store.is_ancestor(base, remote_sha):
+        raise GitError(
+            "push",
+            f"{ref} and its upstream have diverged (local {local[:12]}, remote {remote_sha[:12]}); "
+            "integrate the remote changes (git pull --rebase) and run reconcile again",
+        )
+    store.move_ref(ref=ref, old=local, new=remote_sha)
+
+
+def reconcile_and_push(store: GitStore, ref: str, *, message: str | None = None) -> ReconcileOutcome:
+    """Reconcile, then push to the branch's upstream; on a rejected push fetch, re-render and retry."""
+    if not ref.startswith("refs/heads/"):
+        raise GitError("push", "--push needs a branch checked out (HEAD is detached)")
+    upstream = store.upstream(ref)
+    if upstream is None:
+        raise GitError("push", f"{ref} has no upstream; set one with git branch --set-upstream-to")
+    remote, remote_branch = upstream
+    outcome = reconcile_ref(store, ref, message=message)
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
+        if not outcome.result.input_ok:
+            return outcome
+        try:
+            store.push(remote, ref, remote_branch)
+        except GitError as err:
+            if not err.temporary or attempt == PUSH_ATTEMPTS:
+                raise
+            logger.bind(logger="reconciler", attempt=attempt).warning(
+                "push rejected, re-rendering: {}", err.detail
+            )
+            remote_sha = store.fetch(remote, remote_branch)
+            _rebase_onto_remote(store, ref, outcome, remote_sha)
+            outcome = reconcile_ref(store, ref, message=message)
+            continue
+        logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
+        return ReconcileOutcome(outcome.state, outcome.result, outcome.changes, outcome.commit, pushed=True)
+    return outcome

@@ -1,0 +1,40 @@
+"""Options shared by several commands, applied by one decorator each."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def source_options(func: F) -> F:
+    """``--repo``, ``--rev`` and ``--worktree``: where the input is read from."""
+    func = click.option(
+        "--worktree",
+        is_flag=True,
+        help="Read the files on disk instead of a commit (for checks before committing).",
+    )(func)
+    func = click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")(func)
+    func = click.option(
+        "--repo",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path(),
+        show_default=True,
+        help="The fleet repository.",
+    )(func)
+    return func
+
+
+def read_source(repo: Path, rev: str, worktree: bool) -> RepositoryState:
+    """The repository state the options name (the wall clock stands in for a commit time on disk)."""
+    if worktree:
+        return read_worktree(repo, datetime.now(UTC))
+    return read_commit(GitStore.open(repo), rev)

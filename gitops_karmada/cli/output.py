@@ -1,0 +1,95 @@
+"""Formatting of results for people and machines: diagnostics, the placement table, JSON/YAML lists."""
+
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING, Any
+
+import click
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+from gitops_karmada.core.serialize import dump_yaml
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from gitops_karmada.model.bindings import ResourceBinding
+    from gitops_karmada.model.diagnostics import Diagnostic
+    from gitops_karmada.reconcile import RenderResult
+
+
+def format_diagnostics(diagnostics: Iterable[Diagnostic]) -> str:
+    """One line per diagnostic, errors first, then in source order."""
+    ordered = sorted(
+        diagnostics,
+        key=lambda d: (
+            not d.is_error,
+            d.source.path if d.source else "~",
+            d.source.doc_index if d.source else 0,
+        ),
+    )
+    return "".join(f"{d.severity.value}: {d}\n" for d in ordered)
+
+
+def echo_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
+    if diagnostics:
+        click.echo(format_diagnostics(diagnostics), err=True, nl=False)
+
+
+def binding_list(bindings: Iterable[ResourceBinding]) -> dict[str, Any]:
+    """A Kubernetes ``List`` of the binding records, ordered by template identity."""
+    ordered = sorted(
+        bindings,
+        key=lambda b: (
+            b.spec.resource.namespace,
+            b.spec.resource.kind,
+            b.spec.resource.name,
+            b.spec.resource.api_version,
+        ),
+    )
+    return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": [b.to_api() for b in ordered]}
+
+
+def to_json(data: Any) -> str:
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def to_yaml(data: Any) -> str:
+    return dump_yaml(data)
+
+
+def _cell(binding: ResourceBinding, cluster: str) -> str:
+    applied = {item.cluster_name: item.applied for item in binding.status.aggregated_status}
+    for target in binding.spec.clusters:
+        if target.name == cluster:
+            mark = str(target.replicas) if (binding.spec.replicas or target.replicas) else "✓"
+            return mark if applied.get(cluster, True) else f"{mark} (conflict)"
+    return "-"
+
+
+def placement_table(result: RenderResult, width: int = 160) -> str:
+    """Templates × clusters: replicas per cluster (✓ for objects without replicas, - when absent)."""
+    clusters = [c.name for c in result.inputs.clusters] if result.inputs is not None else []
+    table = Table(show_lines=False, pad_edge=False, box=None, header_style="bold")
+    table.add_column("TEMPLATE", no_wrap=True)
+    table.add_column("POLICY", no_wrap=True)
+    for cluster in clusters:
+        table.add_column(cluster.upper(), justify="right", no_wrap=True)
+    table.add_column("STATUS", no_wrap=True)
+    for outcome in result.outcomes:
+        binding = outcome.binding
+        if binding is None:
+            continue
+        policy = outcome.match.policy
+        # kubectl short names: pp / cpp
+        if policy is None:
+            policy_name = outcome.match.state.value
+        else:
+            policy_name = f"{'cpp' if policy.is_cluster_scoped else 'pp'}/{policy.name}"
+        status = "failed" if outcome.failed else "ok"
+        table.add_row(str(outcome.key), policy_name, *(_cell(binding, c) for c in clusters), status)
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
+    return buffer.getvalue()

@@ -1,0 +1,49 @@
+"""``gitops-karmada render``: compute placement and manifests without writing to the repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from gitops_karmada.adapters.directory import write_tree
+from gitops_karmada.cli.options import read_source, source_options
+from gitops_karmada.cli.output import binding_list, echo_diagnostics, placement_table, to_json, to_yaml
+from gitops_karmada.reconcile import reconcile
+
+
+@click.command()
+@source_options
+@click.option(
+    "-o",
+    "--output",
+    "output_format",
+    type=click.Choice(["table", "yaml", "json"]),
+    default="table",
+    show_default=True,
+    help="table: placement; yaml/json: a List of the ResourceBinding records.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Also write the rendered tree (cluster folders and state folder) under this folder.",
+)
+def render(repo: Path, rev: str, worktree: bool, output_format: str, out_dir: Path | None) -> None:
+    """Compute placement, bindings and rendered manifests; print them, write nothing to the repository."""
+    state = read_source(repo, rev, worktree)
+    result = reconcile(state.request)
+    echo_diagnostics(result.diagnostics)
+    if not result.input_ok:
+        raise click.exceptions.Exit(1)
+    if output_format == "json":
+        click.echo(to_json(binding_list(result.bindings)), nl=False)
+    elif output_format == "yaml":
+        click.echo(to_yaml(binding_list(result.bindings)), nl=False)
+    else:
+        click.echo(placement_table(result), nl=False)
+    if out_dir is not None:
+        write_tree(out_dir, result.files)
+        click.echo(f"wrote {len(result.files)} file(s) under {out_dir}", err=True)
+    if result.failed_templates:
+        raise click.exceptions.Exit(1)
