@@ -34,7 +34,13 @@ from gitops_karmada.core.render import (
     stamp,
     work_conflict_resolution,
 )
-from gitops_karmada.core.scheduler import ScheduleRequest, ScheduleResult, divide_job_completions, schedule
+from gitops_karmada.core.scheduler import (
+    ClusterIndex,
+    ScheduleRequest,
+    ScheduleResult,
+    divide_job_completions,
+    schedule,
+)
 from gitops_karmada.core.serialize import dump_yaml
 from gitops_karmada.core.triggers import scheduling_reason
 from gitops_karmada.model.bindings import ResourceBinding, TargetCluster
@@ -161,6 +167,7 @@ class _Run:
     previous: Mapping[Identity, ResourceBinding]
     interpreter: ResourceInterpreter
     clusters: Mapping[str, Cluster]
+    cluster_index: ClusterIndex
     files: dict[str, bytes] = field(default_factory=dict)
     keep: set[str] = field(default_factory=set)
 
@@ -193,6 +200,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             resource_quota_estimate=inputs.config.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE),
         ),
         clusters={cluster.name: cluster for cluster in inputs.clusters},
+        cluster_index=ClusterIndex(inputs.clusters),
     )
     index = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
     override_names = frozenset(
@@ -319,8 +327,11 @@ def _process(
                     previous_clusters=prev.spec.clusters if prev is not None else (),
                     observed_affinity_name=observed,
                     reschedule=reschedule,
+                    evicted_clusters=frozenset(
+                        task.from_cluster for task in (prev.spec.graceful_eviction_tasks if prev else ())
+                    ),
                 ),
-                run.inputs.clusters,
+                run.cluster_index,
                 gates={gate: run.gate(gate) for gate in FeatureGate},
                 enable_empty_workload_propagation=run.config.enable_empty_workload_propagation,
             )

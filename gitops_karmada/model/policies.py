@@ -69,6 +69,12 @@ class SpreadConstraint(ApiModel):
     max_groups: int = Field(default=0, ge=0)
     min_groups: int = Field(default=0, ge=0)
 
+    def effective_field(self) -> SpreadFieldValue | None:
+        """The field after Karmada's defaulting: an empty constraint spreads by ``cluster``."""
+        if self.spread_by_field is None and not self.spread_by_label:
+            return SpreadFieldValue.CLUSTER
+        return self.spread_by_field
+
     @model_validator(mode="after")
     def _webhook_rules(self) -> SpreadConstraint:
         if self.spread_by_field is not None and self.spread_by_label:
@@ -122,7 +128,7 @@ class Placement(ApiModel):
         names = [term.affinity_name for term in self.cluster_affinities]
         if len(set(names)) != len(names):
             raise ValueError("each affinity term in clusterAffinities must have a unique name")
-        fields = [c.spread_by_field for c in self.spread_constraints if c.spread_by_field is not None]
+        fields = [f for f in (c.effective_field() for c in self.spread_constraints) if f is not None]
         if len(set(fields)) != len(fields):
             raise ValueError("multiple spreadConstraints with the same spreadByField are not allowed")
         if fields and SpreadFieldValue.CLUSTER not in fields:

@@ -9,11 +9,13 @@ exact answer Karmada's floats approximate. Every seat is recorded so that a divi
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from gitops_karmada.model.bindings import TargetCluster
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
 _FNV_OFFSET_BASIS = 0x811C9DC5
 _FNV_PRIME = 0x01000193

@@ -1,0 +1,364 @@
+"""The scheduler's entry point: one binding's placement, decided and explained (``generic_scheduler.go``).
+
+filter → score → estimate → rank → select (spread constraints) → assign replicas, once per clusterAffinities
+term from the observed one on until a term succeeds (``scheduler.go``). Pure: plain data in, plain data out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from gitops_karmada.core.scheduler.cluster_index import ClusterFacts, ClusterIndex
+from gitops_karmada.core.scheduler.division import (
+    AssignmentInput,
+    DivisionRecord,
+    assign_replicas,
+    attach_zero_replica_clusters,
+)
+from gitops_karmada.core.scheduler.errors import ConditionReason, FitError, ScheduleStepError
+from gitops_karmada.core.scheduler.estimate import (
+    MAX_INT32,
+    Estimator,
+    GeneralEstimate,
+    estimate_component_sets,
+    estimate_replicas,
+    merge_estimates,
+)
+from gitops_karmada.core.scheduler.explanation import CapacityEstimate, ScheduleAttempt, ScheduleExplanation
+from gitops_karmada.core.scheduler.filters import (
+    AffinityInForce,
+    FilterInput,
+    affinity_in_force,
+    fit_error_message,
+    overflow_order,
+    run_filters,
+)
+from gitops_karmada.core.scheduler.spread import (
+    ClusterDetail,
+    SelectionRecord,
+    select_best_clusters,
+    sort_clusters,
+)
+from gitops_karmada.core.scheduler.strategy import apply_scheduler_defaults
+from gitops_karmada.model.bindings import Component, ComponentAssignment, ReplicaRequirements, TargetCluster
+from gitops_karmada.model.config import KARMADA_DEFAULT_GATES, FeatureGate
+from gitops_karmada.model.policies import Placement, SpreadFieldValue
+
+if TYPE_CHECKING:
+    from collections.abc import Hashable, Mapping, Sequence
+
+    from gitops_karmada.model.clusters import Cluster
+    from gitops_karmada.model.keys import ObjectKey
+    from gitops_karmada.model.quantity import Quantity
+
+SUCCESS_MESSAGE = "Binding has been scheduled successfully."
+LOCALITY_SCORE = 100
+"""ClusterLocality's score for a cluster already in the previous result (MaxClusterScore)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScheduleRequest:
+    """One binding to schedule: the template's identity, its placement, its demand and the last result."""
+
+    key: ObjectKey
+    tie_break_uid: str
+    """The template's metadata.uid (or a stable hash the caller computes): Webster's tie-breaker."""
+    placement: Placement
+    replicas: int
+    replica_requirements: ReplicaRequirements | None
+    components: tuple[Component, ...] = ()
+    previous_clusters: tuple[TargetCluster, ...] = ()
+    observed_affinity_name: str = ""
+    reschedule: bool = False
+    """A Fresh division was requested (WorkloadRebalancer); also restarts clusterAffinities at term 0."""
+    evicted_clusters: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScheduleResult:
+    """The decision. On failure ``clusters`` is exactly the previous result.
+
+    Deliberate choice of this project: a binding is never emptied because nothing fits, unlike Karmada's
+    clusterAffinities path which clears ``spec.clusters`` after a FitError on every term.
+    """
+
+    success: bool
+    clusters: tuple[TargetCluster, ...]
+    observed_affinity_name: str
+    condition_reason: str
+    condition_message: str
+    explanation: ScheduleExplanation
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Run:
+    """What stays the same across the clusterAffinities terms of one schedule() call."""
+
+    request: ScheduleRequest
+    placement: Placement
+    index: ClusterIndex
+    gates: Mapping[FeatureGate, bool]
+    estimators: Sequence[Estimator]
+    enable_empty_workload_propagation: bool
+    previous_names: frozenset[str]
+    previous_replicas: Mapping[str, int]
+
+    def gate(self, gate: FeatureGate) -> bool:
+        return self.gates.get(gate, KARMADA_DEFAULT_GATES[gate])
+
+
+def schedule(
+    request: ScheduleRequest,
+    clusters: Sequence[Cluster] | ClusterIndex,
+    *,
+    gates: Mapping[FeatureGate, bool],
+    estimators: Sequence[Estimator] = (),
+    enable_empty_workload_propagation: bool = False,
+) -> ScheduleResult:
+    """Schedule one binding over the fleet; never raises for a placement that does not fit.
+
+    ``clusters`` may be a ``ClusterIndex`` built once for many calls (recommended for a whole repository).
+    ``gates`` missing a key take Karmada's default. ``estimators`` are consulted besides the general one; per
+    cluster the smallest answer wins. Raises only for broken input (e.g. duplicate cluster names).
+    """
+    index = clusters if isinstance(clusters, ClusterIndex) else ClusterIndex(clusters)
+    run = _Run(
+        request=request,
+        placement=apply_scheduler_defaults(request.placement),
+        index=index,
+        gates=gates,
+        estimators=estimators,
+        enable_empty_workload_propagation=enable_empty_workload_propagation,
+        previous_names=frozenset(c.name for c in request.previous_clusters),
+        previous_replicas={c.name: c.replicas for c in request.previous_clusters},
+    )
+    terms = run.placement.cluster_affinities
+    if not terms:
+        attempt = _attempt(run, request.observed_affinity_name, term_name=None)
+        return _result(run, (attempt,), attempt, request.observed_affinity_name, affinity_start="")
+    names = [t.affinity_name for t in terms]
+    if request.reschedule:
+        start, why = 0, "reschedule requested: starting again from the first term"
+    elif request.observed_affinity_name in names:
+        start = names.index(request.observed_affinity_name)
+        why = f"starting from the observed term {request.observed_affinity_name!r}"
+    else:
+        start, why = 0, "no observed term: starting from the first term"
+    if start > 0:
+        why += f" (earlier terms {', '.join(repr(n) for n in names[:start])} are not retried)"
+    attempts: list[ScheduleAttempt] = []
+    for term in terms[start:]:
+        attempt = _attempt(run, term.affinity_name, term_name=term.affinity_name)
+        attempts.append(attempt)
+        if attempt.succeeded:
+            return _result(run, tuple(attempts), attempt, term.affinity_name, affinity_start=why)
+    # every term failed: Karmada reports the first error and keeps the observed name
+    return _result(run, tuple(attempts), attempts[0], request.observed_affinity_name, affinity_start=why)
+
+
+def _result(
+    run: _Run,
+    attempts: tuple[ScheduleAttempt, ...],
+    decisive: ScheduleAttempt,
+    observed_name: str,
+    *,
+    affinity_start: str,
+) -> ScheduleResult:
+    request = run.request
+    success = decisive.succeeded
+    clusters = decisive.clusters if success else request.previous_clusters
+    explanation = ScheduleExplanation(
+        template=str(request.key),
+        replicas=request.replicas,
+        components=tuple(c.name for c in request.components),
+        affinity_start=affinity_start,
+        attempts=attempts,
+        reason=decisive.reason,
+        message=decisive.message,
+        clusters=clusters,
+        kept_previous=not success,
+    )
+    return ScheduleResult(
+        success=success,
+        clusters=clusters,
+        observed_affinity_name=observed_name,
+        condition_reason=str(decisive.reason),
+        condition_message=decisive.message,
+        explanation=explanation,
+    )
+
+
+def _is_workload(request: ScheduleRequest) -> bool:
+    """Whether overflow affinities apply (replicas, requirements or components)."""
+    return request.replicas > 0 or request.replica_requirements is not None or bool(request.components)
+
+
+def is_component_set_scheduling(placement: Placement, components: Sequence[Component], gate_on: bool) -> bool:
+    """isMultiTemplateSchedulingApplicable (v1.18+): components and a single-cluster spread constraint."""
+    if not gate_on or not components:
+        return False
+    return any(
+        c.spread_by_field is SpreadFieldValue.CLUSTER and c.min_groups == 1 and c.max_groups == 1
+        for c in placement.spread_constraints
+    )
+
+
+def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> ScheduleAttempt:
+    request = run.request
+    affinity = affinity_in_force(run.placement, observed_name, _is_workload(request))
+    given = FilterInput(
+        api_version=request.key.api_version,
+        kind=request.key.kind,
+        placement=run.placement,
+        affinity=affinity,
+        previous_clusters=run.previous_names,
+        evicted_clusters=request.evicted_clusters,
+    )
+    verdicts = tuple(run_filters(facts, given) for facts in run.index)
+    feasible = [facts for facts, verdict in zip(run.index, verdicts, strict=True) if verdict.fits]
+    if not feasible:
+        error = FitError(fit_error_message(len(run.index), verdicts))
+        return ScheduleAttempt(
+            affinity_term=term_name, verdicts=verdicts, reason=error.reason, message=error.message
+        )
+    component_sets = is_component_set_scheduling(
+        run.placement, request.components, run.gate(FeatureGate.MULTIPLE_POD_TEMPLATES_SCHEDULING)
+    )
+    demand = (
+        ("sets", _components_key(request.components))
+        if component_sets
+        else ("replicas", _requirements_key(request.replica_requirements))
+    )
+    modeling = run.gate(FeatureGate.CUSTOMIZED_CLUSTER_RESOURCE_MODELING)
+    memo = run.index.memo_table((modeling, demand))
+    estimates = tuple(_estimate(run, facts, component_sets, modeling, memo) for facts in feasible)
+    candidates = sort_clusters(
+        [
+            _detail(run, facts, estimate.value, affinity)
+            for facts, estimate in zip(feasible, estimates, strict=True)
+        ]
+    )
+    progress = ScheduleAttempt(
+        affinity_term=term_name,
+        verdicts=verdicts,
+        candidates=candidates,
+        estimates=estimates,
+        reason=ConditionReason.SUCCESS,
+        message=SUCCESS_MESSAGE,
+    )
+    try:
+        selection = select_best_clusters(
+            run.placement,
+            candidates,
+            need_replicas=1 if component_sets else request.replicas,
+            replicas=request.replicas,
+        )
+    except ScheduleStepError as err:
+        record = err.detail if isinstance(err.detail, SelectionRecord) else None
+        return replace(
+            progress, selection=record, reason=err.reason, message=f"failed to select clusters: {err.message}"
+        )
+    progress = replace(progress, selection=selection.record)
+    assignment = AssignmentInput(
+        placement=run.placement,
+        replicas=request.replicas,
+        has_requirements=request.replica_requirements is not None,
+        components=tuple(ComponentAssignment(name=c.name, replicas=c.replicas) for c in request.components),
+        component_count=len(request.components),
+        previous=request.previous_clusters,
+        fresh=request.reschedule,
+        uid=request.tie_break_uid,
+        overflow=bool(affinity.overflow),
+    )
+    try:
+        division = assign_replicas(selection.clusters, assignment)
+    except ScheduleStepError as err:
+        record_ = err.detail if isinstance(err.detail, DivisionRecord) else None
+        return replace(
+            progress, division=record_, reason=err.reason, message=f"failed to assign replicas: {err.message}"
+        )
+    result = division.result
+    if run.enable_empty_workload_propagation:
+        result = attach_zero_replica_clusters(selection.clusters, result)
+    return replace(progress, division=division, clusters=result)
+
+
+def _detail(run: _Run, facts: ClusterFacts, allocatable: int, affinity: AffinityInForce) -> ClusterDetail:
+    name = facts.name
+    return ClusterDetail(
+        cluster=facts.cluster,
+        score=LOCALITY_SCORE if name in run.previous_names else 0,
+        allocatable=allocatable,
+        available=allocatable + run.previous_replicas.get(name, 0),
+        overflow_order=overflow_order(facts.cluster, affinity),
+    )
+
+
+def _request_key(request: Mapping[str, Quantity]) -> Hashable:
+    """What the general estimator reads of a request: values and formats (the component path uses formats)."""
+    return tuple(sorted((name, q.value, q.format) for name, q in request.items()))
+
+
+def _requirements_key(requirements: ReplicaRequirements | None) -> Hashable:
+    return None if requirements is None else _request_key(requirements.resource_request)
+
+
+def _components_key(components: Sequence[Component]) -> Hashable:
+    return tuple(
+        (
+            c.replicas,
+            None if c.replica_requirements is None else _request_key(c.replica_requirements.resource_request),
+        )
+        for c in components
+    )
+
+
+def _estimate(
+    run: _Run, facts: ClusterFacts, component_sets: bool, modeling: bool, memo: dict[str, Any]
+) -> CapacityEstimate:
+    """calAvailableReplicas (or the component-set variant) for one candidate."""
+    request = run.request
+    if request.replicas == 0 and not request.components:
+        return CapacityEstimate(
+            cluster=facts.name,
+            value=MAX_INT32,
+            unit="replicas",
+            note="not a workload: capacity not estimated",
+        )
+    cluster, components, requirements = facts.cluster, request.components, request.replica_requirements
+    general: GeneralEstimate | None = memo.get(facts.name)
+    others: list[tuple[str, int | None]] = []
+    if component_sets:
+        if general is None:
+            general = memo[facts.name] = estimate_component_sets(
+                cluster, components, customized_modeling=modeling
+            )
+        for estimator in run.estimators:
+            others.append(
+                (_estimator_name(estimator), estimator.max_available_component_sets(cluster, components))
+            )
+    else:
+        if general is None:
+            general = memo[facts.name] = estimate_replicas(
+                cluster, requirements, customized_modeling=modeling
+            )
+        for estimator in run.estimators:
+            others.append(
+                (_estimator_name(estimator), estimator.max_available_replicas(cluster, requirements))
+            )
+    answers = [general.value, *(answer for _, answer in others)]
+    value = merge_estimates(answers, request.replicas)
+    no_answer = all(answer is None or answer >= MAX_INT32 for answer in answers)
+    return CapacityEstimate(
+        cluster=facts.name,
+        value=value,
+        unit=general.unit,
+        general=general,
+        others=tuple(others),
+        note="no estimator bounded it: spec.replicas used" if no_answer else "",
+    )
+
+
+def _estimator_name(estimator: Estimator) -> str:
+    return str(getattr(estimator, "name", type(estimator).__name__))
