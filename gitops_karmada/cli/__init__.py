@@ -48,7 +48,8 @@ cli.add_command(demo)
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: domain errors become one line on stderr and exit code 1."""
     try:
-        cli.main(args=argv, prog_name="gitops-karmada", standalone_mode=False)
+        # without standalone mode click returns the code of a ctx.exit()/Exit(n) instead of exiting
+        code = cli.main(args=argv, prog_name="gitops-karmada", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(1)
@@ -60,4 +61,4 @@ def main(argv: list[str] | None = None) -> None:
     except GitopsKarmadaError as err:
         click.echo(f"error: {err}", err=True)
         sys.exit(1)
-    sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -13,6 +13,7 @@ records.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -40,8 +41,6 @@ if TYPE_CHECKING:
 _BINDING_ID_NAMESPACE = uuid.UUID("1d0b5b46-8f55-4d2e-bb2a-7f0fd8a1c3e4")
 SOURCE_ANNOTATION = "gitops-karmada.io/source"
 """Where the template lives in the repository (``path[document]``)."""
-CLAIM_STATE_ANNOTATION = "gitops-karmada.io/claim"
-"""How the detector decided (fresh, sticky, preempted, orphaned, namespace-sync...)."""
 
 SCHEDULED = "Scheduled"
 FULLY_APPLIED = "FullyApplied"
@@ -69,7 +68,12 @@ class BindingInputs:
 
 def binding_permanent_id(template: Manifest) -> str:
     key = template.key
-    return str(uuid.uuid5(_BINDING_ID_NAMESPACE, f"{key.group}/{key.kind}/{key.namespace}/{key.name}"))
+    return _binding_id(f"{key.group}/{key.kind}/{key.namespace}/{key.name}")
+
+
+@functools.lru_cache(maxsize=65536)
+def _binding_id(identity: str) -> str:
+    return str(uuid.uuid5(_BINDING_ID_NAMESPACE, identity))
 
 
 def carry_condition(new: Condition, previous: ResourceBinding | None, now: str) -> Condition:
@@ -90,10 +94,7 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     key = template.key
     policy = match.policy
     labels: dict[str, str] = {}
-    annotations: dict[str, str] = {
-        SOURCE_ANNOTATION: str(template.source),
-        CLAIM_STATE_ANNOTATION: match.state,
-    }
+    annotations = {SOURCE_ANNOTATION: str(template.source)}
     if policy is not None:
         if policy.is_cluster_scoped:
             labels[wellknown.CPP_PERMANENT_ID_LABEL] = match.permanent_id
@@ -204,6 +205,7 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     status_fields["conditions"] = tuple(conditions)
     status = ResourceBindingStatus(**status_fields)
     return ResourceBinding(
+        api_version=wellknown.WORK_API_VERSION,
         kind="ResourceBinding" if key.namespace else "ClusterResourceBinding",
         metadata=metadata,
         spec=spec,

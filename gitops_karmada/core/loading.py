@@ -305,6 +305,8 @@ def field_path(loc: Sequence[int | str]) -> str:
     """A pydantic error location as a JSON-ish field path: ``spec.list[0].field``."""
     out = ""
     for part in loc:
+        if part == "[key]":  # pydantic's marker for "the key itself is wrong": the path already names it
+            continue
         if isinstance(part, int):
             out += f"[{part}]"
         elif not out:

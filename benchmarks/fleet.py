@@ -1,0 +1,98 @@
+"""A synthetic fleet repository: N Deployments, M policies, K clusters (deterministic, seed-free).
+
+Half of the policies place their Deployments Duplicated on every cluster, the other half divide
+60 replicas over every cluster by available capacity (dynamic weights), so a full run renders
+about N x K manifests and exercises the scheduler on every template.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gitops_karmada.core.serialize import dump_yaml_documents
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def cluster_doc(index: int) -> dict[str, object]:
+    region = ("us-east", "eu-west", "ap-south")[index % 3]
+    return {
+        "apiVersion": "cluster.karmada.io/v1alpha1",
+        "kind": "Cluster",
+        "metadata": {"name": f"c{index:02d}", "labels": {"env": "prod", "region": region}},
+        "spec": {
+            "provider": ("aws", "gcp")[index % 2],
+            "region": region,
+            "zones": [f"{region}-{index % 2}a"],
+        },
+        "status": {
+            "resourceSummary": {
+                "allocatable": {"cpu": str(64 + index), "memory": f"{256 + 4 * index}Gi", "pods": "1000"},
+                "allocated": {"cpu": str(index % 7), "memory": f"{index % 5}Gi", "pods": "10"},
+            }
+        },
+    }
+
+
+def deployment_doc(index: int, namespace: str) -> dict[str, object]:
+    name = f"svc-{index:05d}"
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"app": name, "tier": f"t{index % 4}"}},
+        "spec": {
+            "replicas": 60 if index % 4 >= 2 else 3,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "app",
+                            "image": f"registry.example.com/team/{name}:1.{index % 10}.0",
+                            "ports": [{"containerPort": 8080}],
+                            "env": [{"name": "REVISION", "value": f"{index:08x}"}],
+                            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+                        }
+                    ]
+                },
+            },
+        },
+    }
+
+
+def policy_doc(index: int, namespace: str, names: list[str]) -> dict[str, object]:
+    selectors = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": name} for name in names]
+    placement: dict[str, object] = {"clusterAffinity": {"labelSelector": {"matchLabels": {"env": "prod"}}}}
+    if index % 2:
+        placement["replicaScheduling"] = {
+            "replicaSchedulingType": "Divided",
+            "replicaDivisionPreference": "Weighted",
+            "weightPreference": {"dynamicWeight": "AvailableReplicas"},
+        }
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": f"pp-{index:05d}", "namespace": namespace},
+        "spec": {"resourceSelectors": selectors, "placement": placement},
+    }
+
+
+def write_fleet(root: Path, templates: int, policies: int, clusters: int, namespaces: int = 20) -> None:
+    """Write the fleet under ``root`` (one file per cluster, per template, per policy)."""
+    (root / "clusters-inventory").mkdir(parents=True, exist_ok=True)
+    for i in range(clusters):
+        (root / "clusters-inventory" / f"c{i:02d}.yaml").write_text(dump_yaml_documents([cluster_doc(i)]))
+    per_policy = max(1, templates // policies)
+    for p in range(policies):
+        namespace = f"team-{p % namespaces:02d}"
+        first = p * per_policy
+        last = templates if p == policies - 1 else min(templates, first + per_policy)
+        folder = root / "apps" / namespace
+        folder.mkdir(parents=True, exist_ok=True)
+        names = []
+        for t in range(first, last):
+            names.append(f"svc-{t:05d}")
+            (folder / f"svc-{t:05d}.yaml").write_text(dump_yaml_documents([deployment_doc(t, namespace)]))
+        (folder / f"pp-{p:05d}.yaml").write_text(dump_yaml_documents([policy_doc(p, namespace, names)]))

@@ -1,0 +1,267 @@
+"""Bad input gets a clear error naming the file, the document and the field (one row per mistake)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from gitops_karmada.core.loading import CONFIG_FILE, load, load_config
+from gitops_karmada.model.diagnostics import Severity
+from tests.cli.test_reconcile import WEB_POLICY
+from tests.fleet import FleetRepo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PP_HEAD = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: shop\n"
+SELECTORS = "spec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n"
+DEPLOY = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
+CLUSTER = "apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata:\n"
+
+CASES: list[tuple[str, str, str]] = [
+    ("yaml-syntax", "a: b\n c: d\n", "bad.yaml[0]: line 2 column 3: mapping values are not allowed"),
+    ("yaml-syntax-second-document", "a: 1\n---\nb: [1, 2\n", "bad.yaml[1]: line 4 column 1:"),
+    (
+        "yaml-duplicate-key",
+        DEPLOY + "  name: a\n  name: b\n",
+        'bad.yaml[0]: line 5 column 3: mapping key "name" already defined at line 4',
+    ),
+    ("yaml-non-string-key", DEPLOY + "  name: a\n  labels:\n    on: x\n", "bad.yaml[0]: line 6 column 5:"),
+    ("document-is-a-list", "- a\n- b\n", "bad.yaml[0]: a document must be a mapping, not a list"),
+    (
+        "unknown-field",
+        PP_HEAD + SELECTORS + "  placement:\n    clusterAfinity: {}\n",
+        "bad.yaml[0] spec.placement.clusterAfinity: unknown field",
+    ),
+    (
+        "zero-weight",
+        PP_HEAD + SELECTORS + "  placement:\n    replicaScheduling:\n      weightPreference:\n"
+        "        staticWeightList:\n        - targetCluster: {clusterNames: [a]}\n          weight: 0\n",
+        "bad.yaml[0] spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight: must be > 0",
+    ),
+    (
+        "bad-enum",
+        PP_HEAD + SELECTORS + "  placement:\n    replicaScheduling:\n      replicaSchedulingType: Divdied\n",
+        "bad.yaml[0] spec.placement.replicaScheduling.replicaSchedulingType: must be one of 'Duplicated' or "
+        "'Divided', got 'Divdied'",
+    ),
+    (
+        "missing-selectors",
+        PP_HEAD + "spec:\n  placement: {}\n",
+        "bad.yaml[0] spec.resourceSelectors: required field is missing",
+    ),
+    (
+        "empty-selectors",
+        PP_HEAD + "spec:\n  resourceSelectors: []\n",
+        "bad.yaml[0] spec.resourceSelectors: must have at least 1 item(s)",
+    ),
+    (
+        "selector-without-kind",
+        PP_HEAD + "spec:\n  resourceSelectors:\n  - apiVersion: v1\n",
+        "bad.yaml[0] spec.resourceSelectors[0].kind: required field is missing",
+    ),
+    (
+        "affinity-and-affinities",
+        PP_HEAD + SELECTORS + "  placement:\n    clusterAffinity: {}\n"
+        "    clusterAffinities:\n    - affinityName: a\n",
+        "bad.yaml[0] spec.placement: clusterAffinities can not co-exist with clusterAffinity",
+    ),
+    (
+        "spread-without-cluster",
+        PP_HEAD + SELECTORS + "  placement:\n    spreadConstraints:\n    - spreadByField: region\n",
+        "bad.yaml[0] spec.placement: the cluster spread constraint must be enabled",
+    ),
+    (
+        "max-below-min",
+        PP_HEAD
+        + SELECTORS
+        + "  placement:\n    spreadConstraints:\n    - maxGroups: 1\n      minGroups: 2\n",
+        "bad.yaml[0] spec.placement.spreadConstraints[0]: maxGroups lower than minGroups is not allowed",
+    ),
+    (
+        "field-selector-key",
+        PP_HEAD + SELECTORS + "  placement:\n    clusterAffinity:\n      fieldSelector:\n"
+        "        matchExpressions:\n        - {key: metadata.name, operator: In, values: [a]}\n",
+        "spec.placement.clusterAffinity.fieldSelector.matchExpressions[0]: unsupported key 'metadata.name'",
+    ),
+    (
+        "toleration-exists-with-value",
+        PP_HEAD + SELECTORS + "  placement:\n    clusterTolerations:\n"
+        "    - {key: a, operator: Exists, value: b}\n",
+        "spec.placement.clusterTolerations[0]: value must be empty when operator is Exists",
+    ),
+    (
+        "label-selector-in-without-values",
+        PP_HEAD + "spec:\n  resourceSelectors:\n  - apiVersion: v1\n    kind: Pod\n"
+        "    labelSelector:\n      matchExpressions:\n      - {key: app, operator: In}\n",
+        "spec.resourceSelectors[0].labelSelector.matchExpressions[0]: values must be non-empty for operator In",
+    ),
+    (
+        "template-name-invalid",
+        DEPLOY + "  name: Web_App\n",
+        "bad.yaml[0] metadata.name: 'Web_App' is not a valid Kubernetes name",
+    ),
+    (
+        "template-name-escapes",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ../../etc/passwd\n",
+        "bad.yaml[0] metadata.name: '../../etc/passwd' is not a valid Kubernetes name: it may not be '.' or '..' "
+        "nor contain '/'",
+    ),
+    ("template-without-name", DEPLOY + "  labels: {a: b}\n", "bad.yaml[0] metadata.name: is required"),
+    (
+        "template-generate-name",
+        DEPLOY + "  generateName: web-\n",
+        "bad.yaml[0] metadata.name: generateName is not supported: a template needs a fixed name",
+    ),
+    (
+        "template-namespace-invalid",
+        DEPLOY + "  name: web\n  namespace: Shop\n",
+        "bad.yaml[0] metadata.namespace: 'Shop' is not a valid namespace",
+    ),
+    (
+        "template-metadata-missing",
+        "apiVersion: v1\nkind: ConfigMap\ndata: {}\n",
+        "bad.yaml[0] metadata: is required and must be a mapping",
+    ),
+    (
+        "template-label-not-a-string",
+        DEPLOY + "  name: web\n  labels:\n    replicas: 3\n",
+        "bad.yaml[0] metadata.labels['replicas']: must be a string, got a number (quote it)",
+    ),
+    (
+        "template-label-value-invalid",
+        DEPLOY + "  name: web\n  labels:\n    team: 'a b'\n",
+        "bad.yaml[0] metadata.labels['team']: label value 'a b' must be 63 characters or less",
+    ),
+    (
+        "duplicate-template",
+        DEPLOY + "  name: web\n---\n" + DEPLOY + "  name: web\n",
+        "bad.yaml[1]: duplicate object Deployment.apps/default/web (also defined in bad.yaml[0])",
+    ),
+    (
+        "duplicate-policy",
+        PP_HEAD + SELECTORS + "---\n" + PP_HEAD + SELECTORS,
+        "bad.yaml[1]: duplicate PropagationPolicy 'shop/web' (also defined in bad.yaml[0])",
+    ),
+    (
+        "policy-name-invalid",
+        PP_HEAD.replace("name: web", "name: Web") + SELECTORS,
+        "bad.yaml[0] metadata.name: 'Web' is not a valid name",
+    ),
+    (
+        "cluster-name-invalid",
+        CLUSTER + "  name: Member_1\n",
+        "bad.yaml[0] metadata: cluster name 'Member_1' must be a DNS-1123 label of at most 48 characters",
+    ),
+    (
+        "cluster-bad-quantity",
+        CLUSTER + "  name: m1\nstatus:\n  resourceSummary:\n    allocatable: {cpu: lots}\n",
+        "bad.yaml[0] status.resourceSummary.allocatable.cpu: quantities must match the regular expression",
+    ),
+    (
+        "cluster-taint-effect",
+        CLUSTER + "  name: m1\nspec:\n  taints:\n  - {key: a, effect: Sometimes}\n",
+        "bad.yaml[0] spec.taints[0].effect: must be one of 'NoSchedule', 'PreferNoSchedule' or 'NoExecute'",
+    ),
+    (
+        "karmada-old-version",
+        "apiVersion: policy.karmada.io/v1beta1\nkind: PropagationPolicy\nmetadata: {name: a}\n",
+        "bad.yaml[0] apiVersion: unsupported apiVersion 'policy.karmada.io/v1beta1' for PropagationPolicy: use "
+        "policy.karmada.io/v1alpha1",
+    ),
+    (
+        "binding-in-input",
+        "apiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\nmetadata: {name: a}\n",
+        "bad.yaml[0] apiVersion: binding records are not input: they live in karmada-state/",
+    ),
+    (
+        "override-without-value",
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: o}\n"
+        "spec:\n  overrideRules:\n  - overriders:\n      plaintext:\n      - {path: /spec/replicas, operator: add}\n",
+        "bad.yaml[0] spec.overrideRules[0].overriders.plaintext[0]: value is required for operator add",
+    ),
+    (
+        "quota-without-overall",
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: FederatedResourceQuota\n"
+        "metadata: {name: q}\nspec: {}\n",
+        "bad.yaml[0] spec.overall: required field is missing",
+    ),
+    (
+        "config-in-the-wrong-place",
+        "apiVersion: gitops-karmada.io/v1alpha1\nkind: Config\n",
+        "bad.yaml[0]: the tool configuration belongs in gitops-karmada.yaml at the repository root",
+    ),
+    (
+        "list-item-not-a-mapping",
+        "apiVersion: v1\nkind: List\nitems:\n- 3\n",
+        "bad.yaml[0] items[0]: must be a mapping, not a number",
+    ),
+    (
+        "list-item-invalid",
+        "apiVersion: v1\nkind: List\nitems:\n- " + DEPLOY.replace("\n", "\n  ") + "  name: Bad\n",
+        "bad.yaml[0] items[0].metadata.name: 'Bad' is not a valid Kubernetes name",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_is_reported_with_its_location(text: str, expected: str) -> None:
+    config, _ = load_config(None)
+    result = load({"bad.yaml": text.encode()}, config)
+    errors = [str(d) for d in result.diagnostics if d.severity is Severity.ERROR]
+    assert not result.ok
+    assert any(expected in line for line in errors), "\n".join(errors)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "featureGates:\n  PolicyPreemtion: true\n",
+            "gitops-karmada.yaml[0] featureGates.PolicyPreemtion: must be one of 'PropagateDeps'",
+        ),
+        (
+            "output:\n  clustersDir: ../elsewhere\n",
+            "gitops-karmada.yaml[0] output.clustersDir: '../elsewhere'",
+        ),
+        ("- 1\n", "gitops-karmada.yaml[0]: must hold exactly one mapping document"),
+    ],
+    ids=["unknown-feature-gate", "output-escapes-the-repository", "not-a-mapping"],
+)
+def test_bad_configuration_is_reported(text: str, expected: str) -> None:
+    _, diagnostics = load_config(text.encode())
+    assert any(expected in str(d) for d in diagnostics), [str(d) for d in diagnostics]
+
+
+def test_documents_without_kind_are_skipped_with_a_warning() -> None:
+    config, _ = load_config(None)
+    result = load({"notes.yaml": b"title: not a Kubernetes object\n"}, config)
+    assert result.ok
+    assert [str(d) for d in result.diagnostics] == ["notes.yaml[0]: document has no apiVersion/kind; skipped"]
+
+
+def test_validate_reports_every_error_of_every_file_and_exits_1(tmp_path: Path) -> None:
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {
+            "a.yaml": CASES[6][1],
+            "b.yaml": CASES[17][1],
+            "c.yaml": "x: [\n",
+            "policies/web.yaml": WEB_POLICY,
+        },
+    )
+    done = repo.cli("validate", check=1)
+    assert "3 error(s) found" in done.stderr
+    for name in ("a.yaml[0] spec.placement", "b.yaml[0] metadata.name", "c.yaml[0]: line 2"):
+        assert name in done.stderr
+    assert CONFIG_FILE not in done.stderr
+
+
+def test_validate_worktree_checks_files_before_they_are_committed(tmp_path: Path) -> None:
+    repo = FleetRepo.create(tmp_path / "fleet", {"policies/web.yaml": WEB_POLICY})
+    repo.cli("validate")
+    repo.write("b.yaml", CASES[17][1])
+    repo.cli("validate")
+    done = repo.cli("validate", "--worktree", check=1)
+    assert "b.yaml[0] metadata.name" in done.stderr
