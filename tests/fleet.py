@@ -52,8 +52,16 @@ class FleetRepo:
         (self.path / name).unlink()
 
     def commit(self, message: str = "change") -> str:
+        """Commit everything with the pinned date, so commit times (and binding times) are reproducible."""
         git(self.path, "add", "-A")
-        git(self.path, "commit", "-q", "--allow-empty", "-m", message)
+        env = {**os.environ, "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE}
+        subprocess.run(
+            ["git", "commit", "-q", "--allow-empty", "-m", message],
+            cwd=self.path,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
         return self.head()
 
     def head(self) -> str:
