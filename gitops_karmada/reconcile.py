@@ -441,6 +441,13 @@ def _interpret(
         return 0, None, interpreter.get_components(template.body)
     if interpreter.hook_enabled(key.api_version, key.kind, Operation.INTERPRET_REPLICA):
         replicas, requirements = interpreter.get_replicas(template.body)
+        if (
+            requirements is not None
+            and not requirements.namespace
+            and run.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE)
+        ):
+            # the detector, not the interpreter, records the namespace (applyReplicaInterpretation)
+            requirements = requirements.model_copy(update={"namespace": key.namespace})
         return replicas, requirements, ()
     return 0, None, ()
 

@@ -46,7 +46,7 @@ _DECIMAL_SUFFIXES: dict[str, int] = {
 }  # fmt: skip
 _BINARY_SUFFIXES: dict[str, int] = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
 _DECIMAL_BY_EXPONENT = {exp: suffix for suffix, exp in _DECIMAL_SUFFIXES.items()}
-_BINARY_BY_EXPONENT = {exp: suffix for suffix, exp in _BINARY_SUFFIXES.items()}
+_BINARY_BY_EXPONENT = {0: "", **{exp: suffix for suffix, exp in _BINARY_SUFFIXES.items()}}
 
 _QUANTITY_RE = re.compile(
     r"^(?P<sign>[+-]?)(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
@@ -69,7 +69,11 @@ class Quantity:
     __slots__ = ("_format", "_value")
 
     def __init__(self, value: Fraction | int, fmt: Format = Format.DECIMAL_SI) -> None:
-        self._value = Fraction(value)
+        exact = Fraction(value)
+        if (exact / _NANO).denominator != 1:
+            # Go's Quantity holds decimals only: finer values round away from zero to nano, as parsing does
+            exact = _round_away_from_zero(exact, _NANO)
+        self._value = exact
         self._format = fmt
 
     # -- construction -------------------------------------------------------------------------
@@ -186,7 +190,8 @@ def _parse_string(text: str) -> Quantity:
         value = number * Fraction(10) ** int(suffix[1:])
     if value != 0:
         value = _round_away_from_zero(value, _NANO)
-    value = min(value, _MAX)
+    if fmt is Format.BINARY_SI:
+        value = min(value, _MAX)  # Go caps only BinarySI (a TODO there: quota sums may exceed int64)
     if fmt is Format.BINARY_SI and 0 < value < 1:
         fmt = Format.DECIMAL_SI
     if match["sign"] == "-":

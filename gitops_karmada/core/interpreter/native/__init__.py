@@ -1,0 +1,1 @@
+"""Karmada's native (Go) interpreters in Python (``pkg/resourceinterpreter/default/native``)."""

@@ -1,0 +1,48 @@
+"""What applying override policies to one template on one cluster produced (``OverrideResult``)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gitops_karmada.core.overrides.provenance import FieldChange
+    from gitops_karmada.model.overrides import Overriders
+
+__all__ = ["AppliedOverride", "OverrideResult"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AppliedOverride:
+    """What Karmada records per applied rule (``OverridePolicyShadow``): policy name and overriders."""
+
+    policy_name: str
+    overriders: Overriders
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policyName": self.policy_name, "overriders": self.overriders.to_api()}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OverrideResult:
+    """The overridden object (a new object), the applied policies, field provenance and warnings."""
+
+    object: dict[str, Any]
+    cluster: str
+    template: str
+    applied_cluster_overrides: tuple[AppliedOverride, ...] = ()
+    applied_overrides: tuple[AppliedOverride, ...] = ()
+    changes: tuple[FieldChange, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "cluster": self.cluster,
+            "template": self.template,
+            "object": copy.deepcopy(self.object),
+            "appliedClusterOverrides": [item.to_dict() for item in self.applied_cluster_overrides],
+            "appliedOverrides": [item.to_dict() for item in self.applied_overrides],
+            "changes": [change.to_dict() for change in self.changes],
+            "warnings": list(self.warnings),
+        }
