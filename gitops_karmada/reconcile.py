@@ -10,7 +10,8 @@ its previous files and binding and is reported; it never empties a cluster folde
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.binding import (
@@ -41,24 +42,29 @@ from gitops_karmada.core.scheduler import (
     divide_job_completions,
     schedule,
 )
+from gitops_karmada.core.selectors import cluster_matches
 from gitops_karmada.core.serialize import dump_yaml
 from gitops_karmada.core.triggers import scheduling_reason
 from gitops_karmada.model.bindings import ResourceBinding, TargetCluster
 from gitops_karmada.model.config import FeatureGate, ToolConfig
 from gitops_karmada.model.diagnostics import Diagnostic, error, warning
-from gitops_karmada.model.errors import InterpretError, OverrideError
+from gitops_karmada.model.errors import GitopsKarmadaError, InterpretError, OverrideError
 from gitops_karmada.model.keys import ObjectKey, group_of
 from gitops_karmada.model.policies import ConflictResolution
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Callable, Iterable
 
     from gitops_karmada.model.bindings import Component, ReplicaRequirements
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.manifest import Manifest
+    from gitops_karmada.model.overrides import AnyOverridePolicy
     from gitops_karmada.model.policies import Placement
 
 Identity = tuple[str, str, str, str]
+OverrideSignature = frozenset[tuple[str, str, str, int]]
+RenderKey = tuple[int | None, int | None, OverrideSignature]
+"""What a rendered manifest depends on besides the template: replicas, completions, override rules."""
 
 
 def blob_sha(data: bytes) -> str:
@@ -168,6 +174,8 @@ class _Run:
     interpreter: ResourceInterpreter
     clusters: Mapping[str, Cluster]
     cluster_index: ClusterIndex
+    override_signatures: Mapping[str, OverrideSignature]
+    """Per cluster, the override rules that target it: clusters with equal signatures render alike."""
     files: dict[str, bytes] = field(default_factory=dict)
     keep: set[str] = field(default_factory=set)
 
@@ -201,6 +209,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         ),
         clusters={cluster.name: cluster for cluster in inputs.clusters},
         cluster_index=ClusterIndex(inputs.clusters),
+        override_signatures=_override_signatures(inputs),
     )
     index = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
     override_names = frozenset(
@@ -275,8 +284,8 @@ def _process(
     key = template.key
     subject = str(key)
     if match.state in (ClaimState.UNMATCHED, ClaimState.IGNORED, ClaimState.WAITING):
-        diagnostics = (warning(match.reason, template.source),) if match.state is ClaimState.WAITING else ()
-        return _keep_previous(run, template, match, prev, diagnostics)
+        waiting = (warning(match.reason, template.source),) if match.state is ClaimState.WAITING else ()
+        return _keep_previous(run, template, match, prev, waiting)
 
     # -- interpret ----------------------------------------------------------------------------------
     try:
@@ -366,6 +375,10 @@ def _process(
     )
     previously_applied = set(applied_clusters(prev)) if prev is not None else set()
     conflict_resolution = work_conflict_resolution(template.annotations, binding_resolution)
+    completions = _job_completions(template, targets) if revise else {}
+    # clusters that get the same replicas, completions and override rules get the same bytes: render once
+    rendered: dict[RenderKey, tuple[bytes, OverrideResult] | GitopsKarmadaError] = {}
+    sharing: dict[RenderKey, list[str]] = {}
     for target in targets:
         path = manifest_path(run.config.output.clusters_dir, target.name, key)
         paths[target.name] = path
@@ -385,22 +398,46 @@ def _process(
             )
             diagnostics.append(warning(applied[target.name], template.source, subject=subject))
             continue
-        try:
-            body, result = _render_one(
-                run, template, match, targets, target, cluster, revise, conflict_resolution
-            )
-        except (OverrideError, InterpretError) as err:
-            diagnostics.append(
-                error(f"cannot render for cluster {target.name!r}: {err}", template.source, subject=subject)
-            )
+        signature: RenderKey = (
+            target.replicas if revise else None,
+            completions.get(target.name),
+            run.override_signatures.get(target.name, frozenset()),
+        )
+        sharing.setdefault(signature, []).append(target.name)
+        if signature not in rendered:
+            try:
+                body, result = _render_one(
+                    run,
+                    template,
+                    match,
+                    target,
+                    cluster,
+                    revise,
+                    completions.get(target.name),
+                    conflict_resolution,
+                )
+                rendered[signature] = (dump_yaml(body).encode(), result)
+            except (OverrideError, InterpretError) as err:
+                rendered[signature] = err
+        done = rendered[signature]
+        if isinstance(done, GitopsKarmadaError):
+            message = f"cannot render for cluster {target.name!r}: {done}"
+            diagnostics.append(error(message, template.source, subject=subject))
             if target.name in previously_applied:
                 run.keep.add(path)
                 applied[target.name] = ""
             continue
-        overrides[target.name] = result
-        diagnostics.extend(warning(w, template.source, subject=subject) for w in result.warnings)
-        run.files[path] = dump_yaml(body).encode()
+        content, result = done
+        overrides[target.name] = (
+            result if result.cluster == target.name else replace(result, cluster=target.name)
+        )
+        run.files[path] = content
         applied[target.name] = ""
+    for signature, names in sharing.items():
+        done = rendered[signature]
+        if isinstance(done, tuple):
+            also = f" (the same on {', '.join(names[1:])})" if len(names) > 1 else ""
+            diagnostics.extend(warning(w + also, template.source, subject=subject) for w in done[1].warnings)
     binding = build_binding(
         BindingInputs(
             template=template,
@@ -456,10 +493,10 @@ def _render_one(
     run: _Run,
     template: Manifest,
     match: PolicyMatch,
-    targets: tuple[TargetCluster, ...],
     target: TargetCluster,
     cluster: Cluster,
     revise: bool,
+    completions: int | None,
     conflict_resolution: str,
 ) -> tuple[dict[str, Any], OverrideResult]:
     key = template.key
@@ -467,8 +504,8 @@ def _render_one(
     prune(body)
     if revise and run.interpreter.hook_enabled(key.api_version, key.kind, Operation.REVISE_REPLICA):
         body = run.interpreter.revise_replica(body, target.replicas)
-        if key.kind == "Job" and group_of(key.api_version) == "batch":
-            _divide_completions(body, targets, target, tie_break_uid(template))
+    if completions is not None:
+        body["spec"] = {**body["spec"], "completions": completions}
     result = apply_overrides(
         body, cluster, run.inputs.cluster_override_policies, run.inputs.override_policies
     )
@@ -492,11 +529,26 @@ def _render_one(
     return body, result
 
 
-def _divide_completions(
-    body: dict[str, Any], targets: tuple[TargetCluster, ...], target: TargetCluster, uid: str
-) -> None:
-    spec = body.get("spec")
-    if not isinstance(spec, dict) or not isinstance(spec.get("completions"), int):
-        return
-    division = divide_job_completions(spec["completions"], targets, uid)
-    spec["completions"] = division.get(target.name, 0)
+def _job_completions(template: Manifest, targets: tuple[TargetCluster, ...]) -> dict[str, int]:
+    """A Divided Job's completions split over its clusters in proportion to their replicas (Webster)."""
+    key = template.key
+    spec = template.body.get("spec")
+    if key.kind != "Job" or group_of(key.api_version) != "batch" or not isinstance(spec, Mapping):
+        return {}
+    total = spec.get("completions")
+    if not isinstance(total, int) or isinstance(total, bool):
+        return {}
+    return {t.name: t.replicas for t in divide_job_completions(total, targets, tie_break_uid(template))}
+
+
+def _override_signatures(inputs: Inputs) -> dict[str, OverrideSignature]:
+    policies: tuple[AnyOverridePolicy, ...] = (*inputs.cluster_override_policies, *inputs.override_policies)
+    return {
+        cluster.name: frozenset(
+            (policy.kind, policy.namespace, policy.name, index)
+            for policy in policies
+            for index, rule in enumerate(policy.spec.effective_rules())
+            if rule.target_cluster is not None and cluster_matches(cluster, rule.target_cluster)
+        )
+        for cluster in inputs.clusters
+    }

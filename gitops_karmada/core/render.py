@@ -113,12 +113,17 @@ def claim_metadata(
 
 
 def stamp(body: dict[str, Any], claim: ClaimMetadata) -> None:
-    """Merge the claim labels and annotations into ``body`` (in place); existing keys are overwritten."""
-    metadata = body.setdefault("metadata", {})
+    """Merge the claim labels and annotations into ``body``; existing keys are overwritten.
+
+    ``metadata`` and its maps are replaced, never modified, so structure shared with other objects
+    is left alone.
+    """
+    metadata = dict(body.get("metadata") or {})
     if claim.labels:
         metadata["labels"] = {**(metadata.get("labels") or {}), **claim.labels}
     if claim.annotations:
         metadata["annotations"] = {**(metadata.get("annotations") or {}), **claim.annotations}
+    body["metadata"] = metadata
 
 
 def work_conflict_resolution(
