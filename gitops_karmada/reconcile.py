@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.binding import (
     SCHEDULE_SUCCESS_MESSAGE,
+    TEMPLATE_HASH_ANNOTATION,
     BindingInputs,
     applied_clusters,
     binding_permanent_id,
@@ -23,16 +24,21 @@ from gitops_karmada.core.binding import (
     scheduled_condition,
 )
 from gitops_karmada.core.detector import ClaimState, PolicyIndex, PolicyMatch, match_policy
+from gitops_karmada.core.dispatch import should_suspend_dispatching
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
-from gitops_karmada.core.layout import binding_name, binding_path, manifest_path
+from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_path, manifest_path
 from gitops_karmada.core.loading import Inputs, load, load_bindings
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
 from gitops_karmada.core.render import (
+    RELEASED_HEADER,
     claim_metadata,
     deep_copy,
     needs_replica_revision,
+    provenance_header,
     prune,
+    release,
     stamp,
+    template_hash,
     work_conflict_resolution,
 )
 from gitops_karmada.core.scheduler import (
@@ -43,14 +49,14 @@ from gitops_karmada.core.scheduler import (
     schedule,
 )
 from gitops_karmada.core.selectors import cluster_matches
-from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.core.serialize import dump_yaml, load_yaml_documents
 from gitops_karmada.core.triggers import scheduling_reason
 from gitops_karmada.model.bindings import ResourceBinding, TargetCluster
 from gitops_karmada.model.config import FeatureGate, ToolConfig
 from gitops_karmada.model.diagnostics import Diagnostic, error, warning
-from gitops_karmada.model.errors import GitopsKarmadaError, InterpretError, OverrideError
+from gitops_karmada.model.errors import GitopsKarmadaError, InputError, InterpretError, OverrideError
 from gitops_karmada.model.keys import ObjectKey, group_of
-from gitops_karmada.model.policies import ConflictResolution
+from gitops_karmada.model.policies import ActivationPreference, ConflictResolution
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -59,9 +65,10 @@ if TYPE_CHECKING:
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.overrides import AnyOverridePolicy
-    from gitops_karmada.model.policies import Placement
 
 Identity = tuple[str, str, str, str]
+RELEASED_FILE = "released.yaml"
+"""State-folder record of manifests released from management."""
 OverrideSignature = frozenset[tuple[str, str, str, int]]
 RenderKey = tuple[int | None, int | None, OverrideSignature]
 """What a rendered manifest depends on besides the template: replicas, completions, override rules."""
@@ -86,6 +93,8 @@ class ReconcileRequest:
     """RFC 3339 time of the source commit: the only clock the core knows."""
     reschedule: frozenset[Identity] = frozenset()
     """Templates whose replicas are divided afresh (Karmada's WorkloadRebalancer)."""
+    read_output: Callable[[str], bytes | None] | None = None
+    """Reads a file of the source commit; needed only to release preserved manifests."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +111,10 @@ class TemplateOutcome:
     paths: Mapping[str, str] = field(default_factory=dict)
     """Cluster → rendered path."""
     diagnostics: tuple[Diagnostic, ...] = ()
+    released: tuple[str, ...] = ()
+    """Paths released from management (template deleted, preserveResourcesOnDeletion)."""
+    lazy_hold: bool = False
+    """A Lazy policy changed but the template did not: the previous placement was kept."""
 
     @property
     def failed(self) -> bool:
@@ -190,7 +203,10 @@ class _Run:
 def reconcile(request: ReconcileRequest) -> RenderResult:
     """Compute the desired cluster folders and binding records for one repository state."""
     loaded = load(request.input_files, request.config)
-    previous, state_diagnostics = load_bindings(request.state_files)
+    bindings_prefix = f"{request.config.output.state_dir}/{BINDINGS_FOLDER}/"
+    previous, state_diagnostics = load_bindings(
+        {path: content for path, content in request.state_files.items() if path.startswith(bindings_prefix)}
+    )
     diagnostics = [*request.config_diagnostics, *loaded.diagnostics, *state_diagnostics]
     state_prefix = request.config.output.state_dir + "/"
     managed = {path for path in request.state_files if path.startswith(state_prefix)}
@@ -229,12 +245,15 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     # templates deleted from the repository: their bindings go, and with them the files they wrote
     for ident, binding in sorted(previous.items()):
         if ident not in current:
-            outcomes.append(_deleted(binding))
+            outcomes.append(_deleted(run, binding))
     bindings = tuple(o.binding for o in outcomes if o.binding is not None)
     for binding in bindings:
         run.files[binding_path(request.config.output.state_dir, _binding_key(binding))] = dump_yaml(
             binding.to_api()
         ).encode()
+    released = released_record(request, outcomes, managed)
+    if released is not None:
+        run.files[f"{request.config.output.state_dir}/{RELEASED_FILE}"] = released
     managed |= set(run.files)
     for outcome in outcomes:
         diagnostics.extend(outcome.diagnostics)
@@ -257,11 +276,70 @@ def _owned_paths(bindings: Iterable[ResourceBinding], config: ToolConfig) -> set
     return owned
 
 
-def _deleted(binding: ResourceBinding) -> TemplateOutcome:
-    return TemplateOutcome(
-        key=_binding_key(binding),
-        match=PolicyMatch(ClaimState.UNMATCHED, reason="the template was deleted; its manifests are removed"),
+def _deleted(run: _Run, binding: ResourceBinding) -> TemplateOutcome:
+    """A template gone from the repository: its files go too, unless its policy preserves them."""
+    key = _binding_key(binding)
+    if not binding.spec.preserve_resources_on_deletion:
+        reason = "the template was deleted; its manifests are removed"
+        return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=reason))
+    released: list[str] = []
+    for cluster in applied_clusters(binding):
+        path = manifest_path(run.config.output.clusters_dir, cluster, key)
+        raw = run.request.read_output(path) if run.request.read_output is not None else None
+        if raw is None:
+            continue
+        try:
+            documents = [d.body for d in load_yaml_documents(raw) if isinstance(d.body, Mapping)]
+        except InputError:
+            documents = []
+        if len(documents) == 1:
+            run.files[path] = (RELEASED_HEADER + dump_yaml(release(documents[0]))).encode()
+        else:  # edited by hand into something else: leave the bytes alone
+            run.keep.add(path)
+        released.append(path)
+    reason = (
+        "the template was deleted; preserveResourcesOnDeletion keeps its manifests, released from management"
     )
+    return TemplateOutcome(
+        key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=reason), released=tuple(released)
+    )
+
+
+def released_record(
+    request: ReconcileRequest, outcomes: Iterable[TemplateOutcome], managed: set[str]
+) -> bytes | None:
+    """The state file listing released manifests: earlier entries whose file still exists, plus new ones."""
+    path = f"{request.config.output.state_dir}/{RELEASED_FILE}"
+    entries: dict[str, dict[str, str]] = {}
+    raw = request.state_files.get(path)
+    if raw is not None:
+        try:
+            documents = load_yaml_documents(raw)
+        except InputError:
+            documents = []
+        for document in documents:
+            items = document.body.get("items") if isinstance(document.body, Mapping) else None
+            for item in items if isinstance(items, list) else []:
+                if isinstance(item, Mapping) and isinstance(item.get("path"), str):
+                    entries[item["path"]] = {str(k): str(v) for k, v in item.items()}
+    owned_now = {p for o in outcomes for p in o.paths.values()}
+    entries = {p: e for p, e in entries.items() if p in request.output_blobs and p not in owned_now}
+    for outcome in outcomes:
+        for released in outcome.released:
+            entries[released] = {"path": released, "template": str(outcome.key), "releasedAt": request.now}
+    if not entries:
+        return None
+    managed.add(path)
+    record = {
+        "apiVersion": "gitops-karmada.io/v1alpha1",
+        "kind": "ReleasedManifests",
+        "items": [entries[p] for p in sorted(entries)],
+    }
+    header = (
+        "# Manifests gitops-karmada released from management (their template was deleted and its policy\n"
+        "# had preserveResourcesOnDeletion: true). No run deletes or rewrites them; they are yours now.\n"
+    )
+    return (header + dump_yaml(record)).encode()
 
 
 def _keep_previous(
@@ -294,6 +372,15 @@ def _process(
         problem = error(f"cannot interpret: {err}", template.source, subject=subject)
         return _keep_previous(run, template, match, prev, (problem,))
 
+    # -- a Lazy policy's changes wait for the template to change ---------------------------------------
+    current_hash = template_hash(template.body)
+    lazy_hold = (
+        match.policy is not None
+        and match.policy.spec.activation_preference is ActivationPreference.LAZY
+        and prev is not None
+        and prev.metadata.annotations.get(TEMPLATE_HASH_ANNOTATION) == current_hash
+    )
+
     # -- schedule ------------------------------------------------------------------------------------
     schedule_result: ScheduleResult | None = None
     reason: str | None = None
@@ -303,7 +390,7 @@ def _process(
         targets = tuple(TargetCluster(name=name) for name in sorted(run.clusters))
         condition = scheduled_condition(True, "Success", SCHEDULE_SUCCESS_MESSAGE)
         changed = prev is None or prev.spec.clusters != targets
-    elif match.state is ClaimState.ORPHANED:
+    elif match.state is ClaimState.ORPHANED or lazy_hold:
         assert prev is not None
         targets = prev.spec.clusters
         condition = prev.condition("Scheduled") or scheduled_condition(
@@ -360,43 +447,51 @@ def _process(
                 )
 
     # -- render per target cluster ------------------------------------------------------------------
-    overrides: dict[str, OverrideResult] = {}
-    paths: dict[str, str] = {}
-    applied: dict[str, str] = {}
-    if match.policy is not None:
-        placement_for_render: Placement | None = match.policy.spec.placement
-        binding_resolution = match.policy.spec.conflict_resolution
+    if lazy_hold or match.policy is None:
+        effective = prev.spec if prev is not None else None
+        placement_for_render = effective.placement if effective is not None else None
+        binding_resolution = effective.conflict_resolution if effective is not None else None
+        suspension = effective.suspension if effective is not None else None
     else:
-        placement_for_render = prev.spec.placement if prev is not None else None
-        binding_resolution = prev.spec.conflict_resolution if prev is not None else None
+        placement_for_render = match.policy.spec.placement
+        binding_resolution = match.policy.spec.conflict_resolution
+        suspension = match.policy.spec.suspension
     strategy = placement_for_render.replica_scheduling if placement_for_render is not None else None
     revise = needs_replica_revision(
         replicas, strategy.replica_scheduling_type if strategy is not None else None
     )
     previously_applied = set(applied_clusters(prev)) if prev is not None else set()
     conflict_resolution = work_conflict_resolution(template.annotations, binding_resolution)
+    header = provenance_header(str(template.source), _origin(match))
     completions = _job_completions(template, targets) if revise else {}
+    overrides: dict[str, OverrideResult] = {}
+    paths: dict[str, str] = {}
+    applied: dict[str, tuple[bool, str]] = {}
     # clusters that get the same replicas, completions and override rules get the same bytes: render once
     rendered: dict[RenderKey, tuple[bytes, OverrideResult] | GitopsKarmadaError] = {}
     sharing: dict[RenderKey, list[str]] = {}
     for target in targets:
         path = manifest_path(run.config.output.clusters_dir, target.name, key)
         paths[target.name] = path
+        ours = target.name in previously_applied
         cluster = run.clusters.get(target.name)
-        if cluster is None:
-            # the target left the inventory and the binding could not be rescheduled: keep what is there
-            if target.name in previously_applied:
+        if cluster is None or should_suspend_dispatching(suspension, target.name):
+            # a target that left the inventory (and could not be rescheduled) or whose dispatching is
+            # suspended: what is in its folder stays exactly as it is
+            if ours:
                 run.keep.add(path)
-                applied[target.name] = ""
+            why = "the cluster left the inventory" if cluster is None else "dispatching is suspended"
+            applied[target.name] = (ours, f"{why}: the folder was left as it was")
             continue
-        hand_written = path in run.request.output_blobs and target.name not in previously_applied
+        hand_written = path in run.request.output_blobs and not ours
         if hand_written and conflict_resolution != "overwrite":
-            applied[target.name] = (
+            message = (
                 f"{path} exists and was not written by gitops-karmada; conflictResolution is Abort, "
                 "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the "
                 "template work.karmada.io/conflict-resolution: overwrite, to take it over)"
             )
-            diagnostics.append(warning(applied[target.name], template.source, subject=subject))
+            applied[target.name] = (False, message)
+            diagnostics.append(warning(message, template.source, subject=subject))
             continue
         signature: RenderKey = (
             target.replicas if revise else None,
@@ -416,23 +511,24 @@ def _process(
                     completions.get(target.name),
                     conflict_resolution,
                 )
-                rendered[signature] = (dump_yaml(body).encode(), result)
+                rendered[signature] = ((header + dump_yaml(body)).encode(), result)
             except (OverrideError, InterpretError) as err:
                 rendered[signature] = err
         done = rendered[signature]
         if isinstance(done, GitopsKarmadaError):
-            message = f"cannot render for cluster {target.name!r}: {done}"
-            diagnostics.append(error(message, template.source, subject=subject))
-            if target.name in previously_applied:
+            diagnostics.append(
+                error(f"cannot render for cluster {target.name!r}: {done}", template.source, subject=subject)
+            )
+            if ours:
                 run.keep.add(path)
-                applied[target.name] = ""
+            applied[target.name] = (ours, f"cannot render: {done}" if not ours else "")
             continue
         content, result = done
         overrides[target.name] = (
             result if result.cluster == target.name else replace(result, cluster=target.name)
         )
         run.files[path] = content
-        applied[target.name] = ""
+        applied[target.name] = (True, "")
     for signature, names in sharing.items():
         done = rendered[signature]
         if isinstance(done, tuple):
@@ -450,6 +546,8 @@ def _process(
             observed_affinity_name=observed,
             applied=applied,
             scheduled_changed=changed,
+            template_hash=current_hash,
+            hold_previous_spec=lazy_hold,
         ),
         prev,
         run.request.now,
@@ -463,7 +561,18 @@ def _process(
         overrides=overrides,
         paths=paths,
         diagnostics=tuple(diagnostics),
+        lazy_hold=lazy_hold,
     )
+
+
+def _origin(match: PolicyMatch) -> str:
+    """How a template came to be propagated, for the provenance header."""
+    if match.policy is not None:
+        policy = match.policy
+        return f"{policy.kind} {policy.namespace + '/' if policy.namespace else ''}{policy.name}"
+    if match.state is ClaimState.NAMESPACE_SYNC:
+        return "namespace sync"
+    return "a deleted policy (placement kept)"
 
 
 def _interpret(

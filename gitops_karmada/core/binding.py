@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 _BINDING_ID_NAMESPACE = uuid.UUID("1d0b5b46-8f55-4d2e-bb2a-7f0fd8a1c3e4")
 SOURCE_ANNOTATION = "gitops-karmada.io/source"
 """Where the template lives in the repository (``path[document]``)."""
+TEMPLATE_HASH_ANNOTATION = "gitops-karmada.io/template-hash"
+"""Digest of the template content this binding was built from (Lazy activation needs it)."""
 
 SCHEDULED = "Scheduled"
 FULLY_APPLIED = "FullyApplied"
@@ -59,8 +61,11 @@ class BindingInputs:
     clusters: tuple[TargetCluster, ...]
     scheduled: Condition
     observed_affinity_name: str = ""
-    applied: dict[str, str] | None = None
-    """Cluster → "" when its folder holds our manifest, else the reason it does not (a conflict)."""
+    applied: dict[str, tuple[bool, str]] | None = None
+    """Cluster → (its folder holds our manifest, a message: why not, or why it was left as it was)."""
+    template_hash: str = ""
+    hold_previous_spec: bool = False
+    """Keep the previous binding's policy fields (a Lazy policy changed but the template did not)."""
     reschedule_triggered_at: str | None = None
     scheduled_changed: bool = True
     """Whether the scheduling result differs from the previous run (for ``lastScheduledTime``)."""
@@ -95,6 +100,8 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     policy = match.policy
     labels: dict[str, str] = {}
     annotations = {SOURCE_ANNOTATION: str(template.source)}
+    if inputs.template_hash:
+        annotations[TEMPLATE_HASH_ANNOTATION] = inputs.template_hash
     if policy is not None:
         if policy.is_cluster_scoped:
             labels[wellknown.CPP_PERMANENT_ID_LABEL] = match.permanent_id
@@ -133,7 +140,7 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         if inputs.replica_requirements is not None:
             spec_fields["replica_requirements"] = inputs.replica_requirements
     spec_fields["clusters"] = inputs.clusters
-    if policy is not None:
+    if policy is not None and not inputs.hold_previous_spec:
         pspec = policy.spec
         spec_fields["placement"] = pspec.placement
         spec_fields["scheduler_name"] = pspec.scheduler_name
@@ -149,7 +156,8 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         if pspec.schedule_priority is not None:
             spec_fields["schedule_priority"] = pspec.schedule_priority
     elif previous is not None:
-        # an orphaned binding keeps the policy fields it was built with (Karmada leaves them as they are)
+        # an orphaned binding keeps the policy fields it was built with (Karmada leaves them as they are);
+        # so does one whose Lazy policy changed while its template did not
         prev = previous.spec
         for name in (
             "placement",
@@ -180,14 +188,14 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         status_fields["last_scheduled_time"] = previous_time
     if inputs.applied is not None:
         items = tuple(
-            AggregatedStatusItem(
-                cluster_name=name, applied=not reason, **({"applied_message": reason} if reason else {})
-            )
-            for name, reason in sorted(inputs.applied.items())
+            AggregatedStatusItem(cluster_name=name, applied=ok, applied_message=message)
+            if message
+            else AggregatedStatusItem(cluster_name=name, applied=ok)
+            for name, (ok, message) in sorted(inputs.applied.items())
         )
         if items:
             status_fields["aggregated_status"] = items
-        all_applied = all(not reason for reason in inputs.applied.values())
+        all_applied = all(ok for ok, _ in inputs.applied.values())
         conditions.append(
             carry_condition(
                 Condition(

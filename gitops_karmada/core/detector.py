@@ -274,18 +274,23 @@ def match_policy(
                 previous,
                 existing_override_policies,
             )
+    if (
+        template.key.api_version == "v1"
+        and template.key.kind == "Namespace"
+        and template.labels.get(wellknown.NAMESPACE_SKIP_AUTO_PROPAGATION_LABEL) != "true"
+    ):
+        # the namespace-sync controller handles every unclaimed Namespace, whatever its history
+        return PolicyMatch(
+            ClaimState.NAMESPACE_SYNC,
+            reason="namespaces are propagated to every cluster",
+            released_claim=released,
+        )
     if previous is not None:
         return PolicyMatch(
             ClaimState.ORPHANED,
             reason="no policy selects it; the previous placement is kept",
             released_claim=released,
         )
-    if (
-        template.key.api_version == "v1"
-        and template.key.kind == "Namespace"
-        and template.labels.get(wellknown.NAMESPACE_SKIP_AUTO_PROPAGATION_LABEL) != "true"
-    ):
-        return PolicyMatch(ClaimState.NAMESPACE_SYNC, reason="namespaces are propagated to every cluster")
     return PolicyMatch(ClaimState.UNMATCHED, reason="no policy selects it", released_claim=released)
 
 

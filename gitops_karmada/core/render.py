@@ -10,6 +10,8 @@ renders clean.
 from __future__ import annotations
 
 import copy
+import hashlib
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -139,3 +141,66 @@ def work_conflict_resolution(
 def needs_replica_revision(replicas: int, scheduling_type: ReplicaSchedulingType | None) -> bool:
     """``needReviseReplicas``: only Divided placements of workloads with replicas write per-cluster counts."""
     return replicas > 0 and scheduling_type is ReplicaSchedulingType.DIVIDED
+
+
+# -- provenance and release ----------------------------------------------------------------------------------
+
+_CLAIM_LABELS = (
+    wellknown.MANAGED_BY_LABEL,
+    wellknown.PP_PERMANENT_ID_LABEL,
+    wellknown.CPP_PERMANENT_ID_LABEL,
+    wellknown.RESOURCE_BINDING_PERMANENT_ID_LABEL,
+    wellknown.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL,
+)
+_CLAIM_ANNOTATIONS = (
+    wellknown.PP_NAME_ANNOTATION,
+    wellknown.PP_NAMESPACE_ANNOTATION,
+    wellknown.CPP_NAME_ANNOTATION,
+    "resourcebinding.karmada.io/name",
+    "resourcebinding.karmada.io/namespace",
+    "clusterresourcebinding.karmada.io/name",
+    wellknown.CONFLICT_RESOLUTION_ANNOTATION,
+    wellknown.APPLIED_OVERRIDES_ANNOTATION,
+    wellknown.APPLIED_CLUSTER_OVERRIDES_ANNOTATION,
+)
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def template_hash(body: Mapping[str, Any]) -> str:
+    """A stable digest of a template's content (to tell a template change from a policy change)."""
+    try:
+        canonical = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits, non-string keys
+        canonical = repr(sorted(body.items(), key=str)).encode()
+    return hashlib.sha256(canonical).hexdigest()[:16]
+
+
+def provenance_header(source: str, origin: str) -> str:
+    """The comment line that starts every rendered manifest: where it came from and why it is here.
+
+    No commit id: the source commit of a file is the ``Source-Commit`` trailer of the commit that last
+    changed it (putting it in the file would rewrite every file on every commit).
+    """
+    return f"# Rendered by gitops-karmada from {_UNPRINTABLE.sub('?', source)} via {origin}; do not edit.\n"
+
+
+RELEASED_HEADER = (
+    "# Released by gitops-karmada: its template was deleted and its policy had "
+    "preserveResourcesOnDeletion: true. No longer managed; edit or delete it by hand.\n"
+)
+
+
+def release(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest without Karmada's claim labels and annotations (preserveResourcesOnDeletion)."""
+    released = dict(body)
+    metadata = dict(released.get("metadata") or {})
+    for field, names in (("labels", _CLAIM_LABELS), ("annotations", _CLAIM_ANNOTATIONS)):
+        values = metadata.get(field)
+        if isinstance(values, Mapping):
+            kept = {k: v for k, v in values.items() if k not in names}
+            if kept:
+                metadata[field] = kept
+            else:
+                metadata.pop(field, None)
+    released["metadata"] = metadata
+    return released

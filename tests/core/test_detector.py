@@ -303,6 +303,13 @@ def test_namespace_sync(labels: dict[str, str], policies: list[Any], state: Clai
     assert decided.state is state
 
 
+def test_a_synced_namespace_stays_synced_on_later_runs() -> None:
+    namespace = manifest({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}})
+    previous = unclaimed_binding()
+    decided = match_policy(namespace, PolicyIndex.build([], []), previous, preemption_enabled=False)
+    assert decided.state is ClaimState.NAMESPACE_SYNC
+
+
 def test_claimed_by_another_controller_is_ignored() -> None:
     body = deployment("web", "shop", labels={wellknown.CLAIMED_BY_LABEL: "multiclusterservice"})
     decided = match_policy(

@@ -30,9 +30,13 @@ def render(files: dict[str, bytes]) -> RenderResult:
 
 
 def without_source(files: dict[str, bytes]) -> dict[str, bytes]:
-    """The output with the binding records' provenance annotation (which names file[doc]) removed."""
+    """The output without provenance (the records' source annotation and the files' header name file[doc])."""
     return {
-        path: b"\n".join(line for line in content.split(b"\n") if SOURCE_ANNOTATION.encode() not in line)
+        path: b"\n".join(
+            line
+            for line in content.split(b"\n")
+            if SOURCE_ANNOTATION.encode() not in line and not line.startswith(b"# Rendered by gitops-karmada from")
+        )
         for path, content in files.items()
     }
 
