@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.binding import (
@@ -65,6 +65,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.overrides import AnyOverridePolicy
+    from gitops_karmada.model.policies import Placement
 
 Identity = tuple[str, str, str, str]
 RELEASED_FILE = "released.yaml"
@@ -95,6 +96,8 @@ class ReconcileRequest:
     """Templates whose replicas are divided afresh (Karmada's WorkloadRebalancer)."""
     read_output: Callable[[str], bytes | None] | None = None
     """Reads a file of the source commit; needed only to release preserved manifests."""
+    explain: bool = False
+    """Also evaluate the scheduler where Karmada keeps the previous result, so it can be explained."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +118,8 @@ class TemplateOutcome:
     """Paths released from management (template deleted, preserveResourcesOnDeletion)."""
     lazy_hold: bool = False
     """A Lazy policy changed but the template did not: the previous placement was kept."""
+    interpreted_by: str = ""
+    """Who answered for replicas or components: customization/<name>, thirdparty or native."""
 
     @property
     def failed(self) -> bool:
@@ -136,8 +141,12 @@ class RenderResult:
 
     @property
     def input_ok(self) -> bool:
-        """False when the input itself has errors: nothing may be written then."""
-        return self.inputs is not None and not any(d.is_error for d in self.diagnostics)
+        """False when the input itself has errors: nothing may be written then.
+
+        Per-template failures (cannot schedule, cannot render) do not count: they are recorded on the
+        template's binding, which keeps its previous placement, and the run goes on.
+        """
+        return self.inputs is not None
 
     @property
     def failed_templates(self) -> tuple[TemplateOutcome, ...]:
@@ -411,25 +420,14 @@ def _process(
                 True, "Success", SCHEDULE_SUCCESS_MESSAGE
             )
             changed = False
+            if run.request.explain:
+                # re-evaluated only to be explained: the kept result stays the binding's
+                schedule_result = _schedule(
+                    run, template, placement, replicas, requirements, components, prev, observed, reschedule
+                )
         else:
-            schedule_result = schedule(
-                ScheduleRequest(
-                    key=key,
-                    tie_break_uid=tie_break_uid(template),
-                    placement=placement,
-                    replicas=replicas,
-                    replica_requirements=requirements,
-                    components=components,
-                    previous_clusters=prev.spec.clusters if prev is not None else (),
-                    observed_affinity_name=observed,
-                    reschedule=reschedule,
-                    evicted_clusters=frozenset(
-                        task.from_cluster for task in (prev.spec.graceful_eviction_tasks if prev else ())
-                    ),
-                ),
-                run.cluster_index,
-                gates={gate: run.gate(gate) for gate in FeatureGate},
-                enable_empty_workload_propagation=run.config.enable_empty_workload_propagation,
+            schedule_result = _schedule(
+                run, template, placement, replicas, requirements, components, prev, observed, reschedule
             )
             targets = schedule_result.clusters
             observed = schedule_result.observed_affinity_name
@@ -524,9 +522,7 @@ def _process(
             applied[target.name] = (ours, f"cannot render: {done}" if not ours else "")
             continue
         content, result = done
-        overrides[target.name] = (
-            result if result.cluster == target.name else replace(result, cluster=target.name)
-        )
+        overrides[target.name] = result  # shared by every cluster with the same render key
         run.files[path] = content
         applied[target.name] = (True, "")
     for signature, names in sharing.items():
@@ -546,6 +542,7 @@ def _process(
             observed_affinity_name=observed,
             applied=applied,
             scheduled_changed=changed,
+            reschedule_triggered_at=run.request.now if key.identity in run.request.reschedule else None,
             template_hash=current_hash,
             hold_previous_spec=lazy_hold,
         ),
@@ -562,7 +559,45 @@ def _process(
         paths=paths,
         diagnostics=tuple(diagnostics),
         lazy_hold=lazy_hold,
+        interpreted_by=_interpreted_by(run, template, components),
     )
+
+
+def _schedule(
+    run: _Run,
+    template: Manifest,
+    placement: Placement,
+    replicas: int,
+    requirements: ReplicaRequirements | None,
+    components: tuple[Component, ...],
+    prev: ResourceBinding | None,
+    observed: str,
+    reschedule: bool,
+) -> ScheduleResult:
+    return schedule(
+        ScheduleRequest(
+            key=template.key,
+            tie_break_uid=tie_break_uid(template),
+            placement=placement,
+            replicas=replicas,
+            replica_requirements=requirements,
+            components=components,
+            previous_clusters=prev.spec.clusters if prev is not None else (),
+            observed_affinity_name=observed,
+            reschedule=reschedule,
+            evicted_clusters=frozenset(
+                task.from_cluster for task in (prev.spec.graceful_eviction_tasks if prev else ())
+            ),
+        ),
+        run.cluster_index,
+        gates={gate: run.gate(gate) for gate in FeatureGate},
+        enable_empty_workload_propagation=run.config.enable_empty_workload_propagation,
+    )
+
+
+def _interpreted_by(run: _Run, template: Manifest, components: tuple[Component, ...]) -> str:
+    operation = Operation.INTERPRET_COMPONENT if components else Operation.INTERPRET_REPLICA
+    return run.interpreter.answered_by(template.key.api_version, template.key.kind, operation) or ""
 
 
 def _origin(match: PolicyMatch) -> str:

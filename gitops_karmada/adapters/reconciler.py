@@ -54,10 +54,18 @@ def target_ref(store: GitStore, rev: str) -> str:
 
 
 def reconcile_ref(
-    store: GitStore, ref: str, *, dry_run: bool = False, message: str | None = None
+    store: GitStore,
+    ref: str,
+    *,
+    dry_run: bool = False,
+    message: str | None = None,
+    reschedule: frozenset[tuple[str, str, str, str]] = frozenset(),
 ) -> ReconcileOutcome:
-    """Render the tip of ``ref`` and commit the result on it (unless ``dry_run``)."""
-    state = read_commit(store, ref)
+    """Render the tip of ``ref`` and commit the result on it (unless ``dry_run``).
+
+    ``reschedule`` names templates (by group, kind, namespace, name) whose replicas are divided afresh.
+    """
+    state = read_commit(store, ref, reschedule=reschedule)
     result = reconcile(state.request)
     if not result.input_ok:
         return ReconcileOutcome(state, result)

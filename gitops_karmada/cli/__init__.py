@@ -11,9 +11,11 @@ import click
 
 from gitops_karmada import __version__
 from gitops_karmada.cli.demo import demo
+from gitops_karmada.cli.explain import explain
 from gitops_karmada.cli.logs import configure_logging
 from gitops_karmada.cli.reconcile import reconcile_command
 from gitops_karmada.cli.render import render
+from gitops_karmada.cli.reschedule import reschedule
 from gitops_karmada.cli.validate import validate
 from gitops_karmada.model.errors import GitopsKarmadaError
 
@@ -43,6 +45,8 @@ cli.add_command(validate)
 cli.add_command(render)
 cli.add_command(reconcile_command)
 cli.add_command(demo)
+cli.add_command(explain)
+cli.add_command(reschedule)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from gitops_karmada.adapters.directory import write_tree
+from gitops_karmada.cli.explain import all_explanations
 from gitops_karmada.cli.options import read_source, source_options
 from gitops_karmada.cli.output import binding_list, echo_diagnostics, placement_table, to_json, to_yaml
 from gitops_karmada.reconcile import reconcile
@@ -29,17 +31,26 @@ from gitops_karmada.reconcile import reconcile
     type=click.Path(file_okay=False, path_type=Path),
     help="Also write the rendered tree (cluster folders and state folder) under this folder.",
 )
-def render(repo: Path, rev: str, worktree: bool, output_format: str, out_dir: Path | None) -> None:
+@click.option(
+    "--explain",
+    "with_explanations",
+    is_flag=True,
+    help="With -o json/yaml: a List of Explanation objects (what `explain` shows) instead of bindings.",
+)
+def render(
+    repo: Path, rev: str, worktree: bool, output_format: str, out_dir: Path | None, with_explanations: bool
+) -> None:
     """Compute placement, bindings and rendered manifests; print them, write nothing to the repository."""
     state = read_source(repo, rev, worktree)
-    result = reconcile(state.request)
+    result = reconcile(replace(state.request, explain=with_explanations))
     echo_diagnostics(result.diagnostics)
     if not result.input_ok:
         raise click.exceptions.Exit(1)
+    listing = all_explanations(result) if with_explanations else binding_list(result.bindings)
     if output_format == "json":
-        click.echo(to_json(binding_list(result.bindings)), nl=False)
+        click.echo(to_json(listing), nl=False)
     elif output_format == "yaml":
-        click.echo(to_yaml(binding_list(result.bindings)), nl=False)
+        click.echo(to_yaml(listing), nl=False)
     else:
         click.echo(placement_table(result), nl=False)
     if out_dir is not None:
