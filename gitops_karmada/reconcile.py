@@ -24,7 +24,7 @@ from gitops_karmada.core.binding import (
     scheduled_condition,
 )
 from gitops_karmada.core.detector import ClaimState, PolicyIndex, PolicyMatch, match_policy
-from gitops_karmada.core.dispatch import should_suspend_dispatching
+from gitops_karmada.core.dispatch import merge_target_clusters, should_suspend_dispatching
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
 from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_path, manifest_path
 from gitops_karmada.core.loading import Inputs, load, load_bindings
@@ -48,10 +48,10 @@ from gitops_karmada.core.scheduler import (
     divide_job_completions,
     schedule,
 )
-from gitops_karmada.core.selectors import cluster_matches
+from gitops_karmada.core.selectors import cluster_matches, labels_match
 from gitops_karmada.core.serialize import dump_yaml, load_yaml_documents
 from gitops_karmada.core.triggers import scheduling_reason
-from gitops_karmada.model.bindings import ResourceBinding, TargetCluster
+from gitops_karmada.model.bindings import BindingSnapshot, ResourceBinding, TargetCluster
 from gitops_karmada.model.config import FeatureGate, ToolConfig
 from gitops_karmada.model.diagnostics import Diagnostic, error, warning
 from gitops_karmada.model.errors import GitopsKarmadaError, InputError, InterpretError, OverrideError
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from gitops_karmada.model.bindings import Component, ReplicaRequirements
-    from gitops_karmada.model.clusters import Cluster
+    from gitops_karmada.model.clusters import Cluster, Condition
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.overrides import AnyOverridePolicy
     from gitops_karmada.model.policies import Placement
@@ -242,15 +242,32 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         | {("", p.name) for p in inputs.cluster_override_policies}
     )
     preemption = inputs.config.gate(FeatureGate.POLICY_PREEMPTION)
-    outcomes: list[TemplateOutcome] = []
-    current = set()
-    for template in sorted(inputs.templates, key=lambda t: t.key.identity):
-        current.add(template.key.identity)
-        prev = previous.get(template.key.identity)
-        match = match_policy(
-            template, index, prev, preemption_enabled=preemption, existing_override_policies=override_names
+    templates = sorted(inputs.templates, key=lambda t: t.key.identity)
+    current = {t.key.identity for t in templates}
+    matches = {
+        t.key.identity: match_policy(
+            t,
+            index,
+            previous.get(t.key.identity),
+            preemption_enabled=preemption,
+            existing_override_policies=override_names,
         )
-        outcomes.append(_process(run, template, match, prev))
+        for t in templates
+    }
+    requirers, dependency_diagnostics = _dependency_requirements(run, templates, matches)
+    diagnostics.extend(dependency_diagnostics)
+    # workloads first, then the objects they depend on, which follow them to their clusters
+    done: dict[Identity, TemplateOutcome] = {}
+    for template in templates:
+        ident = template.key.identity
+        if ident not in requirers:
+            done[ident] = _process(run, template, matches[ident], previous.get(ident))
+    for template in templates:
+        ident = template.key.identity
+        if ident in requirers:
+            required = _requirements(requirers[ident], done)
+            done[ident] = _process(run, template, matches[ident], previous.get(ident), required)
+    outcomes = [done[t.key.identity] for t in templates]
     # templates deleted from the repository: their bindings go, and with them the files they wrote
     for ident, binding in sorted(previous.items()):
         if ident not in current:
@@ -366,11 +383,26 @@ def _keep_previous(
 
 
 def _process(
-    run: _Run, template: Manifest, match: PolicyMatch, prev: ResourceBinding | None
+    run: _Run,
+    template: Manifest,
+    match: PolicyMatch,
+    prev: ResourceBinding | None,
+    required: tuple[Requirement, ...] = (),
 ) -> TemplateOutcome:
     key = template.key
     subject = str(key)
-    if match.state in (ClaimState.UNMATCHED, ClaimState.IGNORED, ClaimState.WAITING):
+    was_attached = prev is not None and prev.spec.placement is None and bool(prev.spec.required_by)
+    attached = bool(required) and match.policy is None and match.state is not ClaimState.NAMESPACE_SYNC
+    if match.state is ClaimState.ORPHANED and was_attached and not required:
+        # a dependency nothing requires any more: its attached binding goes, and its files with it
+        gone = "no workload requires it any more (propagateDeps); its manifests are removed"
+        return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=gone))
+    if attached:
+        match = PolicyMatch(
+            ClaimState.ATTACHED,
+            reason="required by " + ", ".join(f"{r.snapshot.namespace}/{r.snapshot.name}" for r in required),
+        )
+    elif match.state in (ClaimState.UNMATCHED, ClaimState.IGNORED, ClaimState.WAITING):
         waiting = (warning(match.reason, template.source),) if match.state is ClaimState.WAITING else ()
         return _keep_previous(run, template, match, prev, waiting)
 
@@ -395,7 +427,13 @@ def _process(
     reason: str | None = None
     observed = prev.status.scheduler_observed_affinity_name if prev is not None else ""
     diagnostics: list[Diagnostic] = []
-    if match.state is ClaimState.NAMESPACE_SYNC:
+    targets: tuple[TargetCluster, ...]
+    condition: Condition | None
+    if attached:
+        targets = ()
+        condition = None
+        changed = False
+    elif match.state is ClaimState.NAMESPACE_SYNC:
         targets = tuple(TargetCluster(name=name) for name in sorted(run.clusters))
         condition = scheduled_condition(True, "Success", SCHEDULE_SUCCESS_MESSAGE)
         changed = prev is None or prev.spec.clusters != targets
@@ -445,7 +483,12 @@ def _process(
                 )
 
     # -- render per target cluster ------------------------------------------------------------------
-    if lazy_hold or match.policy is None:
+    binding_resolution: ConflictResolution | None
+    if attached:
+        placement_for_render = None
+        binding_resolution = _attached_conflict_resolution(required)
+        suspension = None
+    elif lazy_hold or match.policy is None:
         effective = prev.spec if prev is not None else None
         placement_for_render = effective.placement if effective is not None else None
         binding_resolution = effective.conflict_resolution if effective is not None else None
@@ -462,13 +505,18 @@ def _process(
     conflict_resolution = work_conflict_resolution(template.annotations, binding_resolution)
     header = provenance_header(str(template.source), _origin(match))
     completions = _job_completions(template, targets) if revise else {}
+    own = {t.name for t in targets}
+    render_targets = (
+        *targets,
+        *(TargetCluster(name=t.name) for t in _required_clusters(required) if t.name not in own),
+    )
     overrides: dict[str, OverrideResult] = {}
     paths: dict[str, str] = {}
     applied: dict[str, tuple[bool, str]] = {}
     # clusters that get the same replicas, completions and override rules get the same bytes: render once
     rendered: dict[RenderKey, tuple[bytes, OverrideResult] | GitopsKarmadaError] = {}
     sharing: dict[RenderKey, list[str]] = {}
-    for target in targets:
+    for target in render_targets:
         path = manifest_path(run.config.output.clusters_dir, target.name, key)
         paths[target.name] = path
         ours = target.name in previously_applied
@@ -545,6 +593,9 @@ def _process(
             reschedule_triggered_at=run.request.now if key.identity in run.request.reschedule else None,
             template_hash=current_hash,
             hold_previous_spec=lazy_hold,
+            required_by=tuple(r.snapshot for r in required),
+            attached_conflict_resolution=binding_resolution if attached else None,
+            attached_preserve=_attached_preserve(required) if attached else None,
         ),
         prev,
         run.request.now,
@@ -561,6 +612,101 @@ def _process(
         lazy_hold=lazy_hold,
         interpreted_by=_interpreted_by(run, template, components),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """A binding that requires a dependency (propagateDeps), with the policy fields that carry over."""
+
+    snapshot: BindingSnapshot
+    conflict_resolution: ConflictResolution | None
+    preserve: bool | None
+
+
+def _dependency_requirements(
+    run: _Run, templates: list[Manifest], matches: Mapping[Identity, PolicyMatch]
+) -> tuple[dict[Identity, list[Identity]], list[Diagnostic]]:
+    """Which templates are dependencies of propagateDeps workloads: dependency → its requirers."""
+    requirers: dict[Identity, list[Identity]] = {}
+    diagnostics: list[Diagnostic] = []
+    if not run.gate(FeatureGate.PROPAGATE_DEPS):
+        return requirers, diagnostics
+    by_identity = {t.key.identity: t for t in templates}
+    for template in templates:
+        key = template.key
+        match = matches[key.identity]
+        policy = match.policy
+        if policy is None or not policy.spec.propagate_deps:
+            continue
+        if not run.interpreter.hook_enabled(key.api_version, key.kind, Operation.INTERPRET_DEPENDENCY):
+            continue
+        try:
+            dependencies = run.interpreter.get_dependencies(template.body)
+        except InterpretError as err:
+            diagnostics.append(
+                error(f"cannot read its dependencies: {err}", template.source, subject=str(key))
+            )
+            continue
+        for dependency in dependencies:
+            group = group_of(dependency.api_version)
+            if dependency.name:
+                found = [(group, dependency.kind, dependency.namespace, dependency.name)]
+            else:
+                selector = dependency.label_selector
+                found = [
+                    ident
+                    for ident, candidate in by_identity.items()
+                    if ident[:3] == (group, dependency.kind, dependency.namespace)
+                    and selector is not None
+                    and labels_match(selector, candidate.labels)
+                ]
+            for ident in found:
+                if ident in by_identity:
+                    requirers.setdefault(ident, []).append(key.identity)
+                else:
+                    missing = f"{dependency.kind}/{dependency.namespace}/{dependency.name}"
+                    message = (
+                        f"depends on {missing}, which is not in the repository (propagateDeps cannot send it)"
+                    )
+                    diagnostics.append(warning(message, template.source, subject=str(key)))
+    return requirers, diagnostics
+
+
+def _requirements(
+    parents: list[Identity], done: Mapping[Identity, TemplateOutcome]
+) -> tuple[Requirement, ...]:
+    required = []
+    for parent in sorted(set(parents)):
+        outcome = done.get(parent)
+        binding = outcome.binding if outcome is not None else None
+        if binding is None:
+            continue
+        snapshot = BindingSnapshot(
+            namespace=binding.metadata.namespace or "",
+            name=binding.metadata.name,
+            clusters=binding.spec.clusters,
+        )
+        required.append(
+            Requirement(
+                snapshot, binding.spec.conflict_resolution, binding.spec.preserve_resources_on_deletion
+            )
+        )
+    return tuple(required)
+
+
+def _required_clusters(required: tuple[Requirement, ...]) -> tuple[TargetCluster, ...]:
+    return merge_target_clusters((), [r.snapshot for r in required])
+
+
+def _attached_conflict_resolution(required: tuple[Requirement, ...]) -> ConflictResolution:
+    """Overwrite if any requiring binding overwrites, else Abort (``policy_utils.go``)."""
+    if any(r.conflict_resolution is ConflictResolution.OVERWRITE for r in required):
+        return ConflictResolution.OVERWRITE
+    return ConflictResolution.ABORT
+
+
+def _attached_preserve(required: tuple[Requirement, ...]) -> bool:
+    return any(r.preserve for r in required)
 
 
 def _schedule(

@@ -66,7 +66,8 @@ def _cell(binding: ResourceBinding, cluster: str) -> str:
         if target.name == cluster:
             mark = str(target.replicas) if (binding.spec.replicas or target.replicas) else "✓"
             return mark if applied.get(cluster, True) else f"{mark} (conflict)"
-    return "-"
+    # sent there for the workloads that require it (propagateDeps)
+    return "✓" if applied.get(cluster) else "-"
 
 
 def placement_table(result: RenderResult, width: int = 160) -> str:

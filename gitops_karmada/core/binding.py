@@ -23,6 +23,7 @@ from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import ObjectMeta
 from gitops_karmada.model.bindings import (
     AggregatedStatusItem,
+    BindingSnapshot,
     Component,
     ObjectReference,
     ReplicaRequirements,
@@ -59,13 +60,19 @@ class BindingInputs:
     replica_requirements: ReplicaRequirements | None
     components: tuple[Component, ...]
     clusters: tuple[TargetCluster, ...]
-    scheduled: Condition
+    scheduled: Condition | None
+    """The Scheduled condition; None for an attached (dependency) binding, which is never scheduled."""
     observed_affinity_name: str = ""
     applied: dict[str, tuple[bool, str]] | None = None
     """Cluster → (its folder holds our manifest, a message: why not, or why it was left as it was)."""
     template_hash: str = ""
     hold_previous_spec: bool = False
     """Keep the previous binding's policy fields (a Lazy policy changed but the template did not)."""
+    required_by: tuple[BindingSnapshot, ...] = ()
+    """Bindings whose workloads depend on this template (propagateDeps), with their clusters."""
+    attached_conflict_resolution: ConflictResolution | None = None
+    attached_preserve: bool | None = None
+    """An attached binding's effective policy fields, derived from the bindings that require it."""
     reschedule_triggered_at: str | None = None
     scheduled_changed: bool = True
     """Whether the scheduling result differs from the previous run (for ``lastScheduledTime``)."""
@@ -171,17 +178,25 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         ):
             if name in prev.model_fields_set:
                 spec_fields[name] = getattr(prev, name)
+    if inputs.required_by:
+        spec_fields["required_by"] = inputs.required_by
+        if policy is None:
+            spec_fields["conflict_resolution"] = (
+                inputs.attached_conflict_resolution or ConflictResolution.ABORT
+            )
+            if inputs.attached_preserve is not None:
+                spec_fields["preserve_resources_on_deletion"] = inputs.attached_preserve
     if inputs.reschedule_triggered_at:
         spec_fields["reschedule_triggered_at"] = inputs.reschedule_triggered_at
     spec = ResourceBindingSpec(**spec_fields)
 
-    conditions = [carry_condition(inputs.scheduled, previous, now)]
+    conditions = [carry_condition(inputs.scheduled, previous, now)] if inputs.scheduled is not None else []
     status_fields: dict[str, object] = {}
     if inputs.observed_affinity_name:
         status_fields["scheduler_observed_affinity_name"] = inputs.observed_affinity_name
     # lastScheduledTime moves only when a successful schedule changed the result
     previous_time = previous.status.last_scheduled_time if previous is not None else None
-    succeeded = inputs.scheduled.status == "True"
+    succeeded = inputs.scheduled is not None and inputs.scheduled.status == "True"
     if succeeded and (inputs.scheduled_changed or previous_time is None):
         status_fields["last_scheduled_time"] = now
     elif previous_time is not None:

@@ -55,6 +55,8 @@ class ClaimState(enum.StrEnum):
     """A Namespace propagated to every cluster by Karmada's namespace-sync controller."""
     WAITING = "waiting"
     """Its policy waits for ``dependentOverrides`` that do not exist; nothing changes."""
+    ATTACHED = "attached"
+    """No policy of its own: it follows the workloads that depend on it (propagateDeps)."""
     UNMATCHED = "unmatched"
     """No policy selects it and it was never propagated."""
     IGNORED = "ignored"
