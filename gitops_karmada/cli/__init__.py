@@ -11,12 +11,18 @@ import click
 
 from gitops_karmada import __version__
 from gitops_karmada.cli.demo import demo
+from gitops_karmada.cli.diff import diff_command
 from gitops_karmada.cli.explain import explain
+from gitops_karmada.cli.history import history_command
+from gitops_karmada.cli.interpret import interpret
 from gitops_karmada.cli.logs import configure_logging
 from gitops_karmada.cli.reconcile import reconcile_command
 from gitops_karmada.cli.render import render
 from gitops_karmada.cli.reschedule import reschedule
+from gitops_karmada.cli.rollback import rollback_command
+from gitops_karmada.cli.trace import trace_command
 from gitops_karmada.cli.validate import validate
+from gitops_karmada.cli.verify import verify_command
 from gitops_karmada.model.errors import GitopsKarmadaError
 
 
@@ -45,8 +51,14 @@ cli.add_command(validate)
 cli.add_command(render)
 cli.add_command(reconcile_command)
 cli.add_command(demo)
+cli.add_command(diff_command)
+cli.add_command(rollback_command)
+cli.add_command(history_command)
+cli.add_command(verify_command)
+cli.add_command(trace_command)
 cli.add_command(explain)
 cli.add_command(reschedule)
+cli.add_command(interpret)
 
 
 def main(argv: list[str] | None = None) -> None:

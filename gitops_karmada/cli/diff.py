@@ -1,0 +1,279 @@
+"""``gitops-karmada diff``: what a change does to the fleet's placement, before it merges.
+
+Renders both sides in memory (two commits of one repository, or two checkouts; the work tree is never
+written) and compares placement, changed inputs and rendered manifests. Exit codes, like ``argocd app
+diff``: 0 no change, 1 changes found (0 with ``--exit-code=false``), 2 error (usage or runtime, or a side
+whose input does not load), 3 a ``--fail-on`` guardrail is violated.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from gitops_karmada.adapters.git_process import GitRunner
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
+from gitops_karmada.core.diff import (
+    COMMENT_LIMIT,
+    STEP_SUMMARY_LIMIT,
+    Budget,
+    DiffSide,
+    GuardrailSyntaxError,
+    PlanDiff,
+    Unit,
+    compare,
+    parse_guardrails,
+    render_json,
+    render_markdown,
+    render_text,
+)
+from gitops_karmada.core.loading import load_bindings
+from gitops_karmada.model.errors import GitError, GitopsKarmadaError
+from gitops_karmada.reconcile import RenderResult, reconcile
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gitops_karmada.core.diff import Guardrail
+
+EXIT_NO_CHANGE = 0
+EXIT_CHANGES = 1
+EXIT_ERROR = 2
+EXIT_GUARDRAIL = 3
+MIN_BUDGET = 10_000
+"""The summary is never cut: a budget must leave room for it (error banners are capped at 10 lines)."""
+
+
+@click.command("diff")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(),
+    show_default=True,
+    help="The fleet repository (for --base/--head).",
+)
+@click.option("--base", "base_rev", help="Base revision [default: merge-base of HEAD and its upstream].")
+@click.option("--head", "head_rev", help="Head revision [default: HEAD].")
+@click.option(
+    "--base-path",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Read the base side from the files of this checkout instead of a commit.",
+)
+@click.option(
+    "--head-path",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Read the head side from the files of this checkout instead of a commit.",
+)
+@click.option(
+    "-o",
+    "--output",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="markdown: the pull-request comment (within --max-chars); json: for machines.",
+)
+@click.option(
+    "--exit-code",
+    type=click.BOOL,
+    default=True,
+    show_default=True,
+    help="Exit 1 when changes are found; false: exit 0 (errors stay 2, guardrails 3).",
+)
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    metavar="CONDITION",
+    help="Exit 3 when the change meets CONDITION: cluster-emptied, replicas-moved>N%, unschedulable, "
+    "quota-blocked, failed (repeat or comma-separate).",
+)
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=MIN_BUDGET),
+    default=COMMENT_LIMIT,
+    show_default=True,
+    help="Size budget of -o markdown (GitHub's comment limit); manifest diffs are cut at object boundaries.",
+)
+@click.option(
+    "--report-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the full markdown report (no size limit) to this file.",
+)
+@click.option(
+    "--summary-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help='Append the markdown report, cut to 1 MiB, to this file (e.g. "$GITHUB_STEP_SUMMARY").',
+)
+@click.option(
+    "--json-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the JSON report to this file.",
+)
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour of -o text (auto: when stdout is a terminal).",
+)
+def diff_command(
+    repo: Path,
+    base_rev: str | None,
+    head_rev: str | None,
+    base_path: Path | None,
+    head_path: Path | None,
+    output_format: str,
+    exit_code: bool,
+    fail_on: tuple[str, ...],
+    max_chars: int,
+    report_file: Path | None,
+    summary_file: Path | None,
+    json_file: Path | None,
+    color: str,
+) -> None:
+    """Compare the fleet rendered at BASE and at HEAD: placement, changed inputs, manifests."""
+    if base_rev is not None and base_path is not None:
+        raise click.UsageError("--base and --base-path exclude each other")
+    if head_rev is not None and head_path is not None:
+        raise click.UsageError("--head and --head-path exclude each other")
+    try:
+        guardrails = parse_guardrails(fail_on)
+    except GuardrailSyntaxError as err:
+        raise click.BadParameter(str(err), param_hint="--fail-on") from err
+    try:
+        plan = compare_sides(repo, base_rev, head_rev, base_path, head_path, guardrails)
+        write_reports(plan, report_file=report_file, summary_file=summary_file, json_file=json_file)
+    except (GitopsKarmadaError, OSError) as err:
+        click.echo(f"error: {err}", err=True)
+        raise click.exceptions.Exit(EXIT_ERROR) from err
+    if output_format == "json":
+        click.echo(render_json(plan), nl=False)
+    elif output_format == "markdown":
+        click.echo(render_markdown(plan, Budget(max_chars, Unit.CHARACTERS)), nl=False)
+    else:
+        colour = color == "always" or (color == "auto" and sys.stdout.isatty())
+        click.echo(render_text(plan, colour=colour), nl=False, color=colour)
+    raise click.exceptions.Exit(exit_status(plan, exit_code=exit_code))
+
+
+def exit_status(plan: PlanDiff, *, exit_code: bool) -> int:
+    if plan.failed:
+        return EXIT_ERROR
+    if plan.violations:
+        return EXIT_GUARDRAIL
+    return EXIT_CHANGES if plan.has_changes and exit_code else EXIT_NO_CHANGE
+
+
+def compare_sides(
+    repo: Path,
+    base_rev: str | None,
+    head_rev: str | None,
+    base_path: Path | None,
+    head_path: Path | None,
+    guardrails: Sequence[Guardrail] = (),
+) -> PlanDiff:
+    """Read and render both sides, then compare them."""
+    store = GitStore.open(repo) if base_path is None or head_path is None else None
+    if head_path is not None:
+        head = read_checkout(head_path)
+    else:
+        assert store is not None
+        head = read_revision(store, head_rev or "HEAD")
+    if base_path is not None:
+        base = read_checkout(base_path)
+    else:
+        assert store is not None
+        base = read_revision(store, base_rev or default_base(store, head_rev or "HEAD"))
+    return compare(base, head, guardrails)
+
+
+def default_base(store: GitStore, head: str) -> str:
+    """The merge-base of ``head`` and the upstream branch of the checked-out branch."""
+    runner = GitRunner(store.work_tree or store.git_dir)
+    done = runner.run(
+        ["rev-parse", "-q", "--verify", "--end-of-options", "@{upstream}"],
+        operation="rev-parse",
+        what="the upstream branch",
+        ok_codes=(0, 1, 128),
+    )
+    if done.returncode != 0:
+        raise click.UsageError(
+            "HEAD has no upstream branch to compare with: give --base REV "
+            "(or set one: git branch --set-upstream-to origin/main)"
+        )
+    upstream = done.stdout.decode("ascii").strip()
+    merge_base = runner.run(
+        ["merge-base", upstream, store.resolve(head)],
+        operation="merge-base",
+        what=f"the upstream branch and {head}",
+        ok_codes=(0, 1),
+    )
+    if merge_base.returncode != 0:
+        raise GitError("merge-base", f"{head} and its upstream branch have no common ancestor")
+    return merge_base.stdout.decode("ascii").strip()
+
+
+def read_revision(store: GitStore, rev: str) -> DiffSide:
+    """Render the commit ``rev`` (objects only, through git cat-file)."""
+    state = read_commit(store, rev)
+    assert state.source is not None
+    result = reconcile(state.request)
+    kept = kept_paths(state, result)
+    tree = dict(result.files)
+    if kept:
+        # one batched read for the files kept as committed (failed templates, or everything when the
+        # input does not load)
+        tree.update(store.read_files(state.source, kept.__contains__))
+    label = state.source[:12] if rev == state.source else f"{rev} ({state.source[:12]})"
+    return _side(label, state, result, tree)
+
+
+def read_checkout(root: Path) -> DiffSide:
+    """Render the files under ``root`` (a second checkout); the wall clock stands in for the commit time."""
+    state = read_worktree(root, datetime.now(UTC))
+    result = reconcile(state.request)
+    tree = dict(result.files)
+    for path in sorted(kept_paths(state, result)):
+        tree[path] = (root / path).read_bytes()
+    return _side(str(root), state, result, tree)
+
+
+def kept_paths(state: RepositoryState, result: RenderResult) -> frozenset[str]:
+    """Managed files that stay as they are: they belong to the side's tree as they are now."""
+    return frozenset(path for path in result.keep if path in state.current_blobs)
+
+
+def _side(label: str, state: RepositoryState, result: RenderResult, tree: dict[str, bytes]) -> DiffSide:
+    request = state.request
+    if result.input_ok:
+        bindings = result.bindings
+    else:
+        # the input does not load: the committed binding records stand for the placement
+        previous, _ = load_bindings(request.state_files)
+        bindings = tuple(previous[identity] for identity in sorted(previous))
+    return DiffSide(
+        revision=label,
+        tree=tree,
+        bindings=bindings,
+        clusters_dir=request.config.output.clusters_dir,
+        inputs=result.inputs if result.input_ok else None,
+        diagnostics=result.diagnostics,
+    )
+
+
+def write_reports(
+    plan: PlanDiff, *, report_file: Path | None, summary_file: Path | None, json_file: Path | None
+) -> None:
+    if report_file is not None:
+        report_file.write_text(render_markdown(plan), encoding="utf-8")
+    if summary_file is not None:
+        with summary_file.open("a", encoding="utf-8") as handle:
+            handle.write(render_markdown(plan, Budget(STEP_SUMMARY_LIMIT, Unit.BYTES)))
+    if json_file is not None:
+        json_file.write_text(render_json(plan), encoding="utf-8")

@@ -1,0 +1,73 @@
+"""``gitops-karmada history KIND/NS/NAME``: the commits that changed a workload's placement."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.history import RecordChange, template_history
+from gitops_karmada.adapters.lifecycle import TemplateReference
+from gitops_karmada.adapters.repository import rfc3339
+from gitops_karmada.cli.output import to_json
+
+if TYPE_CHECKING:
+    from gitops_karmada.adapters.history import TemplateHistory
+
+
+def history_table(history: TemplateHistory, width: int = 200) -> str:
+    table = Table(show_lines=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("COMMIT", "DATE", "ORIGIN", "SOURCE", "POLICY", "RECORD", "CLUSTERS", "CONDITIONS"):
+        table.add_column(column, no_wrap=column not in ("CLUSTERS", "CONDITIONS"))
+    for row in history.rows:
+        table.add_row(
+            row.commit[:12],
+            rfc3339(row.committed_at),
+            row.origin,
+            row.source_commit[:12] if row.source_commit else "-",
+            row.policy,
+            row.change.value,
+            ", ".join(str(move) for move in row.moves)
+            or ("no placement change" if row.change is RecordChange.UPDATED else "-"),
+            "; ".join(str(change) for change in row.conditions) or "-",
+        )
+    buffer = io.StringIO()
+    Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
+    return buffer.getvalue()
+
+
+@click.command("history")
+@click.argument("template")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(),
+    show_default=True,
+    help="The fleet repository.",
+)
+@click.option("--rev", default="HEAD", show_default=True, help="Where the history walk starts.")
+@click.option(
+    "-o",
+    "--output",
+    "output_format",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+)
+def history_command(template: str, repo: Path, rev: str, output_format: str) -> None:
+    """List the commits that changed TEMPLATE's binding record, newest first, with the replica moves.
+
+    TEMPLATE is KIND/NAMESPACE/NAME, or KIND/NAME for a cluster-scoped object; KIND is Kind or Kind.group
+    (Deployment/shop/cart, Deployment.apps/shop/cart, Namespace/shop). Reads records only; never renders.
+    """
+    history = template_history(GitStore.open(repo), rev, TemplateReference.parse(template))
+    if output_format == "json":
+        click.echo(to_json(history.to_dict()), nl=False)
+        return
+    click.echo(f"{history.template}  (record {history.record})")
+    click.echo(history_table(history), nl=False)

@@ -1,0 +1,91 @@
+"""``gitops-karmada rollback REV``: one new commit with REV's inputs and output, then a reconcile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.lifecycle import ROLLBACK_TO_TRAILER
+from gitops_karmada.adapters.reconciler import target_ref
+from gitops_karmada.adapters.rollback import plan_rollback, roll_back
+from gitops_karmada.cli.output import echo_diagnostics
+
+if TYPE_CHECKING:
+    from gitops_karmada.adapters.rollback import RollbackPlan
+
+
+def describe(plan: RollbackPlan) -> None:
+    """The plan: where the output comes from, then one line per changed path."""
+    if plan.output is None:
+        click.echo(
+            f"rollback of {plan.ref} to {plan.target[:12]}: no reconcile commit of these inputs was found; "
+            "restoring the inputs only (reconcile renders them afresh, so placement may differ)"
+        )
+    else:
+        click.echo(
+            f"rollback of {plan.ref} to {plan.target[:12]}: restoring the output of reconcile commit "
+            f"{plan.output.commit[:12]} ({plan.output.reason})"
+        )
+    for path, content in plan.changes.items():
+        click.echo(f"{'D' if content is None else 'W'} {plan.roles[path].value:<6} {path}")
+    if plan.hand_written:
+        click.echo(f"{len(plan.hand_written)} hand-written file(s) in the cluster folders stay as they are")
+
+
+@click.command("rollback")
+@click.argument("rev")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path(),
+    show_default=True,
+    help="The fleet repository.",
+)
+@click.option("--branch", default="HEAD", show_default=True, help="The branch to commit on.")
+@click.option("--dry-run", is_flag=True, help="List what would change; commit nothing.")
+@click.option(
+    "--force-unrelated",
+    is_flag=True,
+    help="Allow a REV that is not in the branch's history (its inputs replace the branch's).",
+)
+@click.option("--message", help="Title of the rollback commit.")
+def rollback_command(
+    rev: str, repo: Path, branch: str, dry_run: bool, force_unrelated: bool, message: str | None
+) -> None:
+    """Restore the inputs of REV and the output REV produced, as one new commit; never rewrites history.
+
+    Inputs are every file outside the cluster and state folders (dot-folders such as .github/ are left
+    alone); the binding records and the tool-written manifests come from the reconcile commit of REV.
+    Hand-written files in the cluster folders are kept. A reconcile runs afterwards.
+    """
+    store = GitStore.open(repo)
+    plan = plan_rollback(store, target_ref(store, branch), rev, allow_unrelated=force_unrelated)
+    if dry_run:
+        describe(plan)
+        click.echo(f"dry run: {len(plan.changes)} file(s) would change, then reconcile runs")
+        return
+    outcome = roll_back(store, plan, title=message)
+    describe(plan)
+    if outcome.commit is None:
+        click.echo(f"{plan.ref} already holds that state: no rollback commit needed")
+    else:
+        click.echo(
+            f"committed {outcome.commit[:12]}: {len(plan.changes)} file(s) changed "
+            f"({ROLLBACK_TO_TRAILER}: {plan.target[:12]})"
+        )
+    reconciled = outcome.reconcile
+    echo_diagnostics(reconciled.result.diagnostics)
+    if not reconciled.result.input_ok:
+        click.echo("reconcile: nothing written: fix the input errors above", err=True)
+        raise click.exceptions.Exit(1)
+    if reconciled.commit:
+        click.echo(
+            f"reconcile: committed {reconciled.commit[:12]}: {len(reconciled.changes)} file(s) changed"
+        )
+    else:
+        click.echo("reconcile: up to date, no commit needed")
+    if reconciled.result.failed_templates:
+        raise click.exceptions.Exit(1)
