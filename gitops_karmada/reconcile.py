@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from gitops_karmada.core.binding import (
     SCHEDULE_SUCCESS_MESSAGE,
@@ -21,6 +23,7 @@ from gitops_karmada.core.binding import (
     applied_clusters,
     binding_permanent_id,
     build_binding,
+    carry_condition,
     scheduled_condition,
 )
 from gitops_karmada.core.detector import ClaimState, PolicyIndex, PolicyMatch, match_policy
@@ -29,6 +32,12 @@ from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
 from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_path, manifest_path
 from gitops_karmada.core.loading import Inputs, load, load_bindings
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
+from gitops_karmada.core.quota import (
+    QuotaLedger,
+    federated_quota_status,
+    member_quota_statuses,
+    static_assignment_quotas,
+)
 from gitops_karmada.core.render import (
     RELEASED_HEADER,
     claim_metadata,
@@ -42,12 +51,14 @@ from gitops_karmada.core.render import (
     work_conflict_resolution,
 )
 from gitops_karmada.core.scheduler import (
+    AccurateEstimator,
     ClusterIndex,
     ScheduleRequest,
     ScheduleResult,
     divide_job_completions,
     schedule,
 )
+from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.core.selectors import cluster_matches, labels_match
 from gitops_karmada.core.serialize import dump_yaml, load_yaml_documents
 from gitops_karmada.core.triggers import scheduling_reason
@@ -57,10 +68,12 @@ from gitops_karmada.model.diagnostics import Diagnostic, error, warning
 from gitops_karmada.model.errors import GitopsKarmadaError, InputError, InterpretError, OverrideError
 from gitops_karmada.model.keys import ObjectKey, group_of
 from gitops_karmada.model.policies import ActivationPreference, ConflictResolution
+from gitops_karmada.model.quotas import FederatedResourceQuota
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
+    from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
     from gitops_karmada.model.bindings import Component, ReplicaRequirements
     from gitops_karmada.model.clusters import Cluster, Condition
     from gitops_karmada.model.manifest import Manifest
@@ -69,6 +82,8 @@ if TYPE_CHECKING:
 
 Identity = tuple[str, str, str, str]
 RELEASED_FILE = "released.yaml"
+QUOTAS_FOLDER = "quotas"
+"""State-folder records of each FederatedResourceQuota with its settled status."""
 """State-folder record of manifests released from management."""
 OverrideSignature = frozenset[tuple[str, str, str, int]]
 RenderKey = tuple[int | None, int | None, OverrideSignature]
@@ -88,6 +103,8 @@ class ReconcileRequest:
     config_diagnostics: tuple[Diagnostic, ...] = ()
     state_files: Mapping[str, bytes] = field(default_factory=dict)
     """Current files of the state folder (the previous binding records)."""
+    snapshot_files: Mapping[str, bytes] = field(default_factory=dict)
+    """Cluster snapshots (nodes, pods, ResourceQuotas) for the accurate estimator."""
     output_blobs: Mapping[str, str] = field(default_factory=dict)
     """Current files of the clusters folder: path → blob sha (to find hand-written files)."""
     now: str
@@ -197,6 +214,9 @@ class _Run:
     clusters: Mapping[str, Cluster]
     cluster_index: ClusterIndex
     override_signatures: Mapping[str, OverrideSignature]
+    accurate: AccurateEstimator | None
+    """The accurate estimator, when the repository carries cluster snapshots."""
+    ledger: QuotaLedger
     """Per cluster, the override rules that target it: clusters with equal signatures render alike."""
     files: dict[str, bytes] = field(default_factory=dict)
     keep: set[str] = field(default_factory=set)
@@ -216,7 +236,13 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     previous, state_diagnostics = load_bindings(
         {path: content for path, content in request.state_files.items() if path.startswith(bindings_prefix)}
     )
-    diagnostics = [*request.config_diagnostics, *loaded.diagnostics, *state_diagnostics]
+    snapshots = load_cluster_snapshots(request.snapshot_files, root=request.config.output.snapshots_dir)
+    diagnostics = [
+        *request.config_diagnostics,
+        *loaded.diagnostics,
+        *state_diagnostics,
+        *snapshots.diagnostics,
+    ]
     state_prefix = request.config.output.state_dir + "/"
     managed = {path for path in request.state_files if path.startswith(state_prefix)}
     managed |= _owned_paths(previous.values(), request.config)
@@ -235,6 +261,13 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         clusters={cluster.name: cluster for cluster in inputs.clusters},
         cluster_index=ClusterIndex(inputs.clusters),
         override_signatures=_override_signatures(inputs),
+        accurate=AccurateEstimator.from_snapshots(
+            snapshots.snapshots,
+            resource_quota_estimate=inputs.config.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE),
+        )
+        if snapshots.snapshots
+        else None,
+        ledger=QuotaLedger(enforcement=False),
     )
     index = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
     override_names = frozenset(
@@ -254,6 +287,12 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         )
         for t in templates
     }
+    # bindings of deleted templates free their quota first; the rest are admitted in processing order
+    run.ledger = QuotaLedger.open(
+        inputs.quotas,
+        [b for ident, b in previous.items() if ident in current],
+        enforcement=inputs.config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT),
+    )
     requirers, dependency_diagnostics = _dependency_requirements(run, templates, matches)
     diagnostics.extend(dependency_diagnostics)
     # workloads first, then the objects they depend on, which follow them to their clusters
@@ -277,6 +316,8 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         run.files[binding_path(request.config.output.state_dir, _binding_key(binding))] = dump_yaml(
             binding.to_api()
         ).encode()
+    bindings_now = tuple(o.binding for o in outcomes if o.binding is not None)
+    diagnostics.extend(_quota_outputs(run, bindings_now, snapshots.snapshots, managed))
     released = released_record(request, outcomes, managed)
     if released is not None:
         run.files[f"{request.config.output.state_dir}/{RELEASED_FILE}"] = released
@@ -481,6 +522,37 @@ def _process(
                         subject=subject,
                     )
                 )
+
+    # -- FederatedResourceQuota admission (what Karmada's binding webhook does to these writes) ----------
+    if not attached and condition is not None:
+        provisional = build_binding(
+            BindingInputs(
+                template=template,
+                match=match,
+                replicas=replicas,
+                replica_requirements=requirements,
+                components=components,
+                clusters=targets,
+                scheduled=condition,
+                hold_previous_spec=lazy_hold,
+            ),
+            prev,
+            run.request.now,
+        )
+        run.ledger, verdict = run.ledger.admit_binding(prev, provisional)
+        if not verdict.allowed:
+            diagnostics.append(
+                error(f"{verdict.reason}: {verdict.message}", template.source, subject=subject)
+            )
+            exceeded = scheduled_condition(False, verdict.reason, verdict.message)
+            if verdict.keeps_previous:
+                assert prev is not None
+                kept = _keep_previous(run, template, match, prev, tuple(diagnostics))
+                held = build_binding_status_override(prev, exceeded, run.request.now)
+                return replace(kept, binding=held)
+            targets = verdict.binding.spec.clusters
+            condition = exceeded
+            changed = prev is None or prev.spec.clusters != targets
 
     # -- render per target cluster ------------------------------------------------------------------
     binding_resolution: ConflictResolution | None
@@ -737,8 +809,73 @@ def _schedule(
         ),
         run.cluster_index,
         gates={gate: run.gate(gate) for gate in FeatureGate},
+        estimators=(run.accurate.for_namespace(template.key.namespace),) if run.accurate is not None else (),
         enable_empty_workload_propagation=run.config.enable_empty_workload_propagation,
     )
+
+
+def build_binding_status_override(
+    binding: ResourceBinding, condition: Condition, now: str
+) -> ResourceBinding:
+    """``binding`` with its Scheduled condition replaced (a quota denial that keeps everything else)."""
+    kept = [c for c in binding.status.conditions if c.type != condition.type]
+    carried = carry_condition(condition, binding, now)
+    status = binding.status.model_copy(update={"conditions": (carried, *kept)})
+    return binding.model_copy(update={"status": status})
+
+
+def _quota_paths(frq: FederatedResourceQuota, clusters_dir: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Rendered path → (cluster, ResourceQuota manifest) of an FRQ's static assignments."""
+    out: dict[str, tuple[str, dict[str, Any]]] = {}
+    for cluster, manifest in static_assignment_quotas(frq):
+        key = ObjectKey("v1", "ResourceQuota", frq.namespace, frq.name)
+        out[manifest_path(clusters_dir, cluster, key)] = (cluster, manifest)
+    return out
+
+
+def _quota_outputs(
+    run: _Run,
+    bindings: tuple[ResourceBinding, ...],
+    snapshots: Mapping[str, ClusterSnapshot],
+    managed: set[str],
+) -> list[Diagnostic]:
+    """Each FRQ's settled status into the state folder; its static assignments into the cluster folders."""
+    diagnostics: list[Diagnostic] = []
+    config = run.config
+    quotas_prefix = f"{config.output.state_dir}/{QUOTAS_FOLDER}/"
+    enforcement = config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
+    # static-assignment quotas the previous run wrote (their records list them) are ours to rewrite or delete
+    owned: set[str] = set()
+    for path, raw in run.request.state_files.items():
+        if path.startswith(quotas_prefix):
+            try:
+                previous = FederatedResourceQuota.model_validate(load_yaml_documents(raw)[0].body)
+            except (InputError, ValidationError, IndexError):
+                continue
+            owned.update(_quota_paths(previous, config.output.clusters_dir))
+    managed |= owned
+    for frq in run.inputs.quotas:
+        status = federated_quota_status(
+            frq, bindings, enforcement=enforcement, members=member_quota_statuses(frq, snapshots)
+        )
+        record = frq.model_copy(update={"status": status}).to_api()
+        record["status"] = status.to_api()
+        path = f"{quotas_prefix}{frq.namespace}/{frq.name}.yaml"
+        run.files[path] = dump_yaml(record).encode()
+        source = run.inputs.sources.get((frq.kind, frq.namespace, frq.name))
+        for rendered_path, (cluster, manifest) in _quota_paths(frq, config.output.clusters_dir).items():
+            if cluster not in run.clusters:
+                message = f"staticAssignments names cluster {cluster!r}, which is not in the inventory"
+                diagnostics.append(warning(message, source))
+                continue
+            if rendered_path in run.request.output_blobs and rendered_path not in owned:
+                message = f"{rendered_path} exists and was not written by gitops-karmada; left untouched"
+                diagnostics.append(warning(message, source))
+                continue
+            origin = f"FederatedResourceQuota {frq.namespace}/{frq.name}"
+            header = provenance_header(str(source) if source else "?", origin)
+            run.files[rendered_path] = (header + dump_yaml(manifest)).encode()
+    return diagnostics
 
 
 def _interpreted_by(run: _Run, template: Manifest, components: tuple[Component, ...]) -> str:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters import git_remote
 from gitops_karmada.adapters.git_cat_file import read_blobs
 from gitops_karmada.adapters.git_fast_import import import_commit
+from gitops_karmada.adapters.git_log import LOG_FORMAT, LogEntry, PathChange, parse_log, parse_raw_changes
 from gitops_karmada.adapters.git_process import GitRunner, git_error
-from gitops_karmada.adapters.git_tree import EntryKind, list_tree
+from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, list_tree, normalise_prefix
 from gitops_karmada.adapters.git_work_tree import (
     PendingSync,
     check_can_sync,
@@ -246,6 +247,81 @@ class GitStore:
         return self._git.run(
             ["cat-file", "commit", commit], operation="cat-file", what=f"reading commit {rev}"
         ).stdout
+
+    # --- history (used by rollback, history, verify and trace) --------------------------------------------
+
+    def log(
+        self,
+        rev: str,
+        *,
+        since: str | None = None,
+        paths: Sequence[str] = (),
+        globs: Sequence[str] = (),
+        first_parent: bool = True,
+        with_changes: bool = False,
+        max_count: int | None = None,
+        grep: str | None = None,
+    ) -> tuple[LogEntry, ...]:
+        """The commits of ``rev``'s history, newest first, with their trailers (and changed blobs).
+
+        ``since`` excludes that commit and its ancestors (``since..rev``); ``paths`` (literal paths or
+        folders) and ``globs`` (git glob pathspecs) keep only commits that changed a matching path, and
+        limit ``with_changes`` to those paths. ``first_parent`` follows only first parents (a merge then
+        shows its changes against its first parent); otherwise git's default history simplification applies.
+        ``grep`` keeps commits whose message has a line matching that basic regular expression.
+        """
+        args = [
+            "-c",
+            "trailer.separators=:",
+            "log",
+            "-z",
+            f"--format={LOG_FORMAT}",
+            "--no-renames",
+            "--no-abbrev",
+            "--no-show-signature",
+        ]
+        if first_parent:
+            args.append("--first-parent")
+        if with_changes:
+            args.append("--raw")
+        if max_count is not None:
+            args.append(f"--max-count={max_count}")
+        if grep is not None:
+            args += ["--grep", grep]
+        args.append(self.resolve(rev))
+        if since is not None:
+            args.append(f"^{self.resolve(since)}")
+        pathspecs = [f":(literal){normalise_prefix(p)}" for p in paths if normalise_prefix(p)]
+        pathspecs += [f":(glob){pattern}" for pattern in globs]
+        if (paths or globs) and len(pathspecs) < len(paths) + len(globs):
+            pathspecs = []  # one of the paths is the whole tree
+        args += ["--", *pathspecs]
+        output = self._git.run(args, operation="log", what=f"walking the history of {rev}").stdout
+        return parse_log(output)
+
+    def diff(self, old: str, new: str, prefixes: Sequence[str] = ("",)) -> tuple[PathChange, ...]:
+        """The paths (under ``prefixes``; ``""`` is the whole tree) whose blob or mode differs between
+        commits ``old`` and ``new``, with both sides' ids and modes."""
+        if not prefixes:
+            return ()
+        specs = [f":(literal){normalise_prefix(p)}" for p in prefixes if normalise_prefix(p)]
+        if len(specs) < len(prefixes):
+            specs = []  # one of the prefixes is the whole tree
+        output = self._git.run(
+            ["diff-tree", "-r", "-z", "--raw", "--no-renames", "--no-abbrev", self.resolve(old),
+             self.resolve(new), "--", *specs],
+            operation="diff-tree",
+            what=f"comparing {old} with {new}",
+        ).stdout  # fmt: skip
+        return parse_raw_changes(output)
+
+    def list_entries(self, rev: str, prefixes: Sequence[str] = ("",)) -> tuple[TreeEntry, ...]:
+        """Every file, symbolic link and submodule of ``rev`` under ``prefixes``, with its mode."""
+        return list_tree(self._git, self.resolve(rev), prefixes)
+
+    def read_blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
+        """The content of each blob in ``oids`` (full ids), read through one ``cat-file --batch``."""
+        return read_blobs(self._git, oids)
 
     # --- writing ---------------------------------------------------------------------------------------
 

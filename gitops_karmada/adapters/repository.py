@@ -53,18 +53,26 @@ def read_commit(
     clusters_prefix, state_prefix = _managed_prefixes(config)
     is_input = input_path_filter(config)
 
+    snapshots_prefix = config.output.snapshots_dir + "/"
+
     def wanted(path: str) -> bool:
-        return is_input(path) or (path.startswith(state_prefix) and path.endswith(".yaml"))
+        return (
+            is_input(path)
+            or (path.startswith(state_prefix) and path.endswith(".yaml"))
+            or (path.startswith(snapshots_prefix) and path.endswith((".yaml", ".yml")))
+        )
 
     files = store.read_files(sha, wanted)
-    input_files = {path: content for path, content in files.items() if not path.startswith(state_prefix)}
     state_files = {path: content for path, content in files.items() if path.startswith(state_prefix)}
+    snapshot_files = {path: content for path, content in files.items() if path.startswith(snapshots_prefix)}
+    input_files = {p: c for p, c in files.items() if p not in state_files and p not in snapshot_files}
     current = store.list_blobs(sha, [clusters_prefix.rstrip("/"), state_prefix.rstrip("/")])
     request = ReconcileRequest(
         input_files=input_files,
         config=config,
         config_diagnostics=config_diagnostics,
         state_files=state_files,
+        snapshot_files=snapshot_files,
         output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
         now=rfc3339(store.commit_time(sha)),
         reschedule=reschedule,
@@ -80,12 +88,15 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
     clusters_prefix, state_prefix = _managed_prefixes(config)
     input_files = read_directory(root, input_path_filter(config))
     managed = read_directory(root, lambda path: path.startswith((clusters_prefix, state_prefix)))
+    snapshots_prefix = config.output.snapshots_dir + "/"
+    snapshot_files = read_directory(root, lambda path: path.startswith(snapshots_prefix))
     current = {path: blob_sha(content) for path, content in managed.items()}
     request = ReconcileRequest(
         input_files=input_files,
         config=config,
         config_diagnostics=config_diagnostics,
         state_files={p: c for p, c in managed.items() if p.startswith(state_prefix) and p.endswith(".yaml")},
+        snapshot_files=snapshot_files,
         output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
         now=rfc3339(now),
         read_output=lambda path: (root / path).read_bytes() if (root / path).is_file() else None,

@@ -38,7 +38,7 @@ def history_table(history: TemplateHistory, width: int = 200) -> str:
         )
     buffer = io.StringIO()
     Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
-    return buffer.getvalue()
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
 @click.command("history")

@@ -26,12 +26,12 @@ def report_dict(report: VerifyReport) -> dict[str, object]:
 
 def print_report(report: VerifyReport) -> None:
     echo_diagnostics(report.diagnostics)
-    if not report.input_ok:
-        click.echo(f"verify failed: {report.commit[:12]} cannot be rendered: fix the input errors above")
-        return
     for item in report.items:
         label = item.finding.value if item.finding.is_failure else "info"
         click.echo(f"{label:<12} {item.path}: {item.detail}")
+    if not report.input_ok:
+        click.echo(f"verify failed: {report.commit[:12]} cannot be rendered: fix the input errors above")
+        return
     for template in report.failed_templates:
         click.echo(f"{'failed':<12} {template}: cannot be rendered (see the errors above)")
     base = f"last reconcile {report.last_reconcile[:12]}" if report.last_reconcile else "never reconciled"

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from gitops_karmada.core.defaults import default_policy
 from gitops_karmada.core.layout import name_problem, namespace_problem
+from gitops_karmada.core.quota import validate_federated_resource_quota
 from gitops_karmada.core.scope import ScopeIndex, crd_scopes
 from gitops_karmada.core.serialize import load_yaml_documents
 from gitops_karmada.model import wellknown
@@ -110,7 +111,11 @@ def load_config(raw: bytes | None) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
 
 def input_path_filter(config: ToolConfig) -> Callable[[str], bool]:
     """Which repository paths are inputs: YAML files outside dot-folders, the outputs and exclusions."""
-    managed = (config.output.clusters_dir + "/", config.output.state_dir + "/")
+    managed = (
+        config.output.clusters_dir + "/",
+        config.output.state_dir + "/",
+        config.output.snapshots_dir + "/",
+    )
     excludes = config.exclude
 
     def is_input(path: str) -> bool:
@@ -255,6 +260,12 @@ def _parse_karmada(
             )
         )
         return
+    if isinstance(obj, FederatedResourceQuota):
+        invalid = validate_federated_resource_quota(obj)
+        for finding in invalid:
+            collector.diagnostics.append(error(finding.message, source, f"{prefix}{finding.field}"))
+        if invalid:
+            return
     if kind in _NAMESPACED_KARMADA_KINDS:
         namespace = obj.metadata.namespace or DEFAULT_NAMESPACE
         problem = namespace_problem(namespace)

@@ -44,8 +44,10 @@ KARMADA_DEFAULT_GATES: dict[FeatureGate, bool] = {
 class OutputLayout(ApiModel):
     clusters_dir: str = "clusters"
     state_dir: str = "karmada-state"
+    snapshots_dir: str = "cluster-snapshots"
+    """Per-cluster node/pod/ResourceQuota snapshots for the accurate estimator (input, not templates)."""
 
-    @field_validator("clusters_dir", "state_dir")
+    @field_validator("clusters_dir", "state_dir", "snapshots_dir")
     @classmethod
     def _plain_folder(cls, value: str) -> str:
         parts = value.split("/")

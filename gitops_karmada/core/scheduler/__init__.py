@@ -7,6 +7,7 @@ explanation of every step.
 
 from __future__ import annotations
 
+from gitops_karmada.core.scheduler.accurate import AccurateEstimator
 from gitops_karmada.core.scheduler.cluster_index import ClusterIndex, effective_taints
 from gitops_karmada.core.scheduler.division import divide_job_completions
 from gitops_karmada.core.scheduler.errors import ConditionReason
@@ -20,6 +21,7 @@ from gitops_karmada.core.scheduler.explanation import ScheduleExplanation
 from gitops_karmada.core.scheduler.schedule import ScheduleRequest, ScheduleResult, schedule
 
 __all__ = [
+    "AccurateEstimator",
     "AssumedComponent",
     "AssumedWorkload",
     "ClusterIndex",

@@ -1,0 +1,191 @@
+"""What rollback, history, verify and trace share: the tool's commits, its layout and what its records own.
+
+A commit is the tool's own when its ``Rendered-By`` trailer names gitops-karmada (reconcile and rollback
+commits carry it). A file under the clusters folder is tool-written when a binding record in the state
+folder lists its cluster as ``applied``; every other file there is the user's. Reads commits through
+``GitStore`` only, never the work tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gitops_karmada.core.binding import applied_clusters
+from gitops_karmada.core.layout import BINDINGS_FOLDER, CLUSTER_SCOPED_FOLDER, manifest_path
+from gitops_karmada.core.loading import CONFIG_FILE, load_bindings, load_config
+from gitops_karmada.model import wellknown
+from gitops_karmada.model.errors import GitopsKarmadaError
+from gitops_karmada.model.keys import ObjectKey
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from gitops_karmada.adapters.git_log import LogEntry
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.model.bindings import ResourceBinding
+    from gitops_karmada.model.config import ToolConfig
+    from gitops_karmada.model.diagnostics import Diagnostic
+
+ROLLBACK_TO_TRAILER = "Rollback-To"
+"""Trailer of a rollback commit: the revision whose inputs and output it restores."""
+_TOOL_NAME = "gitops-karmada"
+_REGULAR_MODES = frozenset({"100644", "100664"})
+
+
+class LifecycleError(GitopsKarmadaError):
+    """A rollback, history, verify or trace request that cannot be carried out as asked."""
+
+
+def is_tool_commit(entry: LogEntry) -> bool:
+    """Whether the tool made this commit (the same test as ``repository.is_own_commit``)."""
+    return entry.trailers.get(wellknown.RENDERED_BY_TRAILER, "").startswith(_TOOL_NAME)
+
+
+def source_commit(entry: LogEntry) -> str | None:
+    """The commit whose inputs a tool commit rendered (its ``Source-Commit`` trailer)."""
+    return entry.trailers.get(wellknown.SOURCE_COMMIT_TRAILER) or None
+
+
+def is_regular_mode(mode: str | None) -> bool:
+    """Modes ``GitStore.commit`` can write back unchanged (plain, non-executable files)."""
+    return mode in _REGULAR_MODES
+
+
+def latest_tool_commit(store: GitStore, rev: str) -> LogEntry | None:
+    """The newest tool commit on the first-parent history of ``rev`` (``rev`` itself included)."""
+    pattern = f"^{wellknown.RENDERED_BY_TRAILER}: {_TOOL_NAME}"
+    candidates = store.log(rev, grep=pattern, max_count=1)
+    if candidates and not is_tool_commit(candidates[0]):
+        # the line matched in the body but is not a trailer: look at every candidate
+        candidates = store.log(rev, grep=pattern)
+    return next((entry for entry in candidates if is_tool_commit(entry)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The managed folders of a repository (from its ``gitops-karmada.yaml``)."""
+
+    clusters_dir: str
+    state_dir: str
+
+    @classmethod
+    def of(cls, config: ToolConfig) -> Layout:
+        return cls(config.output.clusters_dir, config.output.state_dir)
+
+    @property
+    def folders(self) -> tuple[str, str]:
+        return (self.clusters_dir, self.state_dir)
+
+    def is_output(self, path: str) -> bool:
+        return path.startswith(self.clusters_dir + "/")
+
+    def is_state(self, path: str) -> bool:
+        return path.startswith(self.state_dir + "/")
+
+    def is_state_record(self, path: str) -> bool:
+        """A file of the state folder the tool owns (``read_commit`` reads exactly these)."""
+        return self.is_state(path) and path.endswith(".yaml")
+
+    def is_managed(self, path: str) -> bool:
+        return self.is_output(path) or self.is_state(path)
+
+    @property
+    def bindings_dir(self) -> str:
+        return f"{self.state_dir}/{BINDINGS_FOLDER}"
+
+
+def read_config(store: GitStore, rev: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
+    return load_config(store.read_file(rev, CONFIG_FILE))
+
+
+def read_layout(store: GitStore, rev: str) -> Layout:
+    return Layout.of(read_config(store, rev)[0])
+
+
+def read_state(store: GitStore, rev: str, layout: Layout, folder: str | None = None) -> dict[str, bytes]:
+    """The state files of ``rev`` (or of its ``folder`` inside the state folder): path → content."""
+    entries = [
+        entry
+        for entry in store.list_entries(rev, [folder or layout.state_dir])
+        if layout.is_state_record(entry.path) and entry.is_regular_file
+    ]
+    blobs = store.read_blobs([entry.oid for entry in entries])
+    return {entry.path: blobs[entry.oid] for entry in entries}
+
+
+def binding_key(binding: ResourceBinding) -> ObjectKey:
+    ref = binding.spec.resource
+    return ObjectKey(ref.api_version, ref.kind, ref.namespace, ref.name)
+
+
+def tool_written_paths(bindings: Iterable[ResourceBinding], layout: Layout) -> frozenset[str]:
+    """The cluster-folder files the records say the tool wrote (the same rule ``reconcile`` follows)."""
+    return frozenset(
+        manifest_path(layout.clusters_dir, cluster, binding_key(binding))
+        for binding in bindings
+        for cluster in applied_clusters(binding)
+    )
+
+
+def parse_records(
+    state_files: Mapping[str, bytes], layout: Layout
+) -> tuple[tuple[ResourceBinding, ...], tuple[Diagnostic, ...]]:
+    """The binding records among a state folder's files (sorted by template identity) and their problems.
+
+    Only the bindings folder holds binding records (the state folder has other files, e.g. the list of
+    released manifests), exactly as ``reconcile`` reads them.
+    """
+    prefix = layout.bindings_dir + "/"
+    bindings, diagnostics = load_bindings({p: c for p, c in state_files.items() if p.startswith(prefix)})
+    return tuple(bindings[identity] for identity in sorted(bindings)), diagnostics
+
+
+def owned_paths(store: GitStore, rev: str, layout: Layout) -> frozenset[str]:
+    """Tool-written files of ``rev``; LifecycleError when its records cannot be read (ownership unknown)."""
+    bindings, diagnostics = parse_records(read_state(store, rev, layout, layout.bindings_dir), layout)
+    problems = [d for d in diagnostics if d.is_error]
+    if problems:
+        raise LifecycleError(
+            f"the binding records of {rev[:12]} cannot be read, so it is unknown which files the tool "
+            f"wrote: {problems[0]}"
+        )
+    return tool_written_paths(bindings, layout)
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateReference:
+    """``KIND/NAMESPACE/NAME`` or ``KIND/NAME`` (cluster-scoped); KIND is ``Kind`` or ``Kind.group``."""
+
+    kind: str
+    group: str | None
+    """None when only the kind was given (any group matches)."""
+    namespace: str
+    name: str
+
+    @classmethod
+    def parse(cls, text: str) -> TemplateReference:
+        parts = text.split("/")
+        if len(parts) not in (2, 3) or not all(parts):
+            raise LifecycleError(
+                f"{text!r} is not KIND/NAMESPACE/NAME (or KIND/NAME for a cluster-scoped object), "
+                "e.g. Deployment/shop/cart, Deployment.apps/shop/cart or Namespace/shop"
+            )
+        kind, _, group = parts[0].partition(".")
+        namespace, name = (parts[1], parts[2]) if len(parts) == 3 else ("", parts[1])
+        return cls(kind=kind, group=group if group else None, namespace=namespace, name=name)
+
+    def record_pathspecs(self, layout: Layout) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(literal paths, glob patterns) that find this template's binding record in any commit."""
+        folder = f"{layout.bindings_dir}/{self.namespace or CLUSTER_SCOPED_FOLDER}"
+        kind = self.kind.lower()  # the layout lower-cases kinds; the group stays as written
+        if self.group is not None:
+            return (f"{folder}/{kind}.{self.group}/{self.name}.yaml",), ()
+        literal = f"{folder}/{kind}/{self.name}.yaml"
+        if any(char in self.name for char in "*?[\\"):
+            return (literal,), ()  # not a Kubernetes name; never let it act as a pattern
+        return (literal,), (f"{folder}/{kind}.*/{self.name}.yaml",)
+
+    def __str__(self) -> str:
+        kind = f"{self.kind}.{self.group}" if self.group else self.kind
+        return f"{kind}/{self.namespace}/{self.name}" if self.namespace else f"{kind}/{self.name}"

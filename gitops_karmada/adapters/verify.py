@@ -1,0 +1,229 @@
+"""``verify``: is the committed output exactly what reconcile makes of the commit's inputs? (a CI check)
+
+Re-renders a commit as ``reconcile`` would (read from the commit, never the work tree) and compares with
+the committed cluster and state folders. Differences are named per file and told apart by history: a
+managed file whose content no tool commit wrote was edited (or deleted) by hand; any other difference is
+stale output (inputs changed, not reconciled yet). Hand-written files in the cluster folders are listed as
+information only.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gitops_karmada.adapters.git_log import PathChange
+from gitops_karmada.adapters.lifecycle import (
+    Layout,
+    is_tool_commit,
+    latest_tool_commit,
+    owned_paths,
+    parse_records,
+    tool_written_paths,
+)
+from gitops_karmada.adapters.repository import read_commit
+from gitops_karmada.reconcile import reconcile
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from gitops_karmada.adapters.git_log import LogEntry
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.adapters.repository import RepositoryState
+    from gitops_karmada.model.diagnostics import Diagnostic
+    from gitops_karmada.reconcile import RenderResult
+
+
+class Finding(enum.StrEnum):
+    STALE = "stale"
+    """Reconcile would write or delete it: inputs changed since the last reconcile."""
+    EDITED = "edited"
+    """A tool-written file whose content no tool commit wrote."""
+    DELETED = "deleted"
+    """A tool-written file deleted by a commit that is not the tool's."""
+    STATE_EDITED = "state-edited"
+    """A binding record added, changed or deleted by hand."""
+    HAND_WRITTEN = "hand-written"
+    """A file in a cluster folder the tool does not manage (information, not a failure)."""
+
+    @property
+    def is_failure(self) -> bool:
+        return self is not Finding.HAND_WRITTEN
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyItem:
+    path: str
+    finding: Finding
+    detail: str
+    commit: str | None = None
+    """The commit that made the hand edit, when it can be named."""
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "path": self.path,
+            "finding": self.finding.value,
+            "detail": self.detail,
+            **({"commit": self.commit} if self.commit else {}),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VerifyReport:
+    commit: str
+    last_reconcile: str | None
+    """The newest tool commit on the first-parent history (the reference for hand edits)."""
+    items: tuple[VerifyItem, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    input_ok: bool = True
+    failed_templates: tuple[str, ...] = ()
+
+    @property
+    def failures(self) -> tuple[VerifyItem, ...]:
+        return tuple(item for item in self.items if item.finding.is_failure)
+
+    @property
+    def info(self) -> tuple[VerifyItem, ...]:
+        return tuple(item for item in self.items if not item.finding.is_failure)
+
+    @property
+    def ok(self) -> bool:
+        return self.input_ok and not self.failed_templates and not self.failures
+
+
+def verify_commit(store: GitStore, rev: str) -> VerifyReport:
+    """Re-render ``rev`` and name every managed file that is stale or was edited by hand."""
+    state = read_commit(store, rev)
+    assert state.source is not None
+    commit = state.source
+    anchor = latest_tool_commit(store, commit)
+    last_reconcile = anchor.commit if anchor is not None else None
+    layout = Layout.of(state.request.config)
+    # hand edits are found from history alone: they are reported even when the input cannot be rendered
+    items = _hand_edits(store, state, layout, last_reconcile)
+    result = reconcile(state.request)
+    if not result.input_ok:
+        return VerifyReport(
+            commit=commit,
+            last_reconcile=last_reconcile,
+            items=tuple(sorted(items.values(), key=lambda item: item.path)),
+            diagnostics=result.diagnostics,
+            input_ok=False,
+        )
+    items.update(_stale(store, state, result, items, last_reconcile))
+    items.update(_hand_written(store, state, result, layout, items, last_reconcile))
+    ordered = sorted(items.values(), key=lambda item: (not item.finding.is_failure, item.path))
+    return VerifyReport(
+        commit=commit,
+        last_reconcile=last_reconcile,
+        items=tuple(ordered),
+        diagnostics=result.diagnostics,
+        failed_templates=tuple(str(outcome.key) for outcome in result.failed_templates),
+    )
+
+
+def _hand_edits(
+    store: GitStore, state: RepositoryState, layout: Layout, anchor: str | None
+) -> dict[str, VerifyItem]:
+    """Managed files changed since ``anchor`` to content that no tool commit in between produced."""
+    assert state.source is not None
+    commit = state.source
+    if anchor is None:
+        changed = [_added(path, oid) for path, oid in sorted(state.current_blobs.items())]
+    else:
+        changed = list(store.diff(anchor, commit, layout.folders))
+    if not changed:
+        return {}
+    # every commit since the anchor, side branches included: a tool commit on a merged branch is the tool's
+    walk = store.log(commit, since=anchor, paths=layout.folders, first_parent=False, with_changes=True)
+    produced = {(c.path, c.new_oid) for entry in walk if is_tool_commit(entry) for c in entry.changes}
+    unexplained = [c for c in changed if (c.path, c.new_oid) not in produced]
+    bindings, _ = parse_records(state.request.state_files, layout)
+    owned = tool_written_paths(bindings, layout)
+    if anchor is not None and any(layout.is_output(c.path) and c.path not in owned for c in unexplained):
+        owned |= owned_paths(store, anchor, layout)  # the file may have been disowned by a hand edit
+    items: dict[str, VerifyItem] = {}
+    for change in unexplained:
+        if layout.is_state_record(change.path):
+            how = "added" if change.added else "deleted" if change.deleted else "changed"
+            finding, what = Finding.STATE_EDITED, f"binding record {how} by hand"
+        elif layout.is_output(change.path) and change.path in owned:
+            finding = Finding.DELETED if change.deleted else Finding.EDITED
+            what = f"tool-written file {'deleted' if change.deleted else 'changed'} by hand"
+        else:
+            continue  # a hand-written file: reported as information later
+        by = _editor(walk, change) or _merge_editor(store, commit, anchor, change)
+        detail = f"{what} in {by[:12]}" if by else what
+        items[change.path] = VerifyItem(change.path, finding, detail, by)
+    return items
+
+
+def _added(path: str, oid: str) -> PathChange:
+    return PathChange(path=path, old_oid=None, new_oid=oid)
+
+
+def _editor(walk: tuple[LogEntry, ...], change: PathChange) -> str | None:
+    """The newest commit of the walk that gave the path its current content (None: e.g. a merge did)."""
+    for entry in walk:
+        own = entry.change_of(change.path)
+        if own is not None and own.new_oid == change.new_oid and not is_tool_commit(entry):
+            return entry.commit
+    return None
+
+
+def _merge_editor(store: GitStore, commit: str, anchor: str | None, change: PathChange) -> str | None:
+    """The first-parent commit (a merge, typically) that gave the path its content, when no plain commit
+    did: a merge's own edits show only against its first parent."""
+    walk = store.log(commit, since=anchor, paths=[change.path], with_changes=True, max_count=1)
+    own = walk[0].change_of(change.path) if walk else None
+    return walk[0].commit if own is not None and own.new_oid == change.new_oid else None
+
+
+def _stale(
+    store: GitStore,
+    state: RepositoryState,
+    result: RenderResult,
+    edited: Mapping[str, VerifyItem],
+    anchor: str | None,
+) -> dict[str, VerifyItem]:
+    since = f"not reconciled since {anchor[:12]}" if anchor else "never reconciled"
+    items = {}
+    for path, content in result.changes(state.current_blobs, store.blob_id).items():
+        if path in edited:
+            continue
+        if content is None:
+            what = "reconcile would delete it"
+        elif path in state.current_blobs:
+            what = "reconcile would rewrite it"
+        else:
+            what = "missing: reconcile would write it"
+        items[path] = VerifyItem(path, Finding.STALE, f"{what} ({since})")
+    return items
+
+
+def _hand_written(
+    store: GitStore,
+    state: RepositoryState,
+    result: RenderResult,
+    layout: Layout,
+    found: Mapping[str, VerifyItem],
+    anchor: str | None,
+) -> dict[str, VerifyItem]:
+    """Files of the cluster folders no record claims (information). After a hand edit of the records,
+    files the last reconcile wrote are told apart: they lost their claim, they were not written by hand."""
+    paths = [p for p in sorted(state.current_blobs) if layout.is_output(p) and p not in result.managed]
+    paths = [p for p in paths if p not in found]
+    disowned: frozenset[str] = frozenset()
+    if paths and anchor and any(item.finding is Finding.STATE_EDITED for item in found.values()):
+        disowned = owned_paths(store, anchor, layout)
+    return {
+        path: VerifyItem(
+            path,
+            Finding.HAND_WRITTEN,
+            f"tool-written as of reconcile {anchor[:12]}, but no record claims it now (see state-edited)"
+            if anchor and path in disowned
+            else "not written by gitops-karmada; left alone",
+        )
+        for path in paths
+    }
