@@ -245,7 +245,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     ]
     state_prefix = request.config.output.state_dir + "/"
     managed = {path for path in request.state_files if path.startswith(state_prefix)}
-    managed |= _owned_paths(previous.values(), request.config)
+    managed |= owned_paths(previous.values(), request.config.output.clusters_dir)
     if any(d.is_error for d in diagnostics):
         return RenderResult({}, frozenset(managed), keep=frozenset(managed), diagnostics=tuple(diagnostics))
 
@@ -335,11 +335,12 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     )
 
 
-def _owned_paths(bindings: Iterable[ResourceBinding], config: ToolConfig) -> set[str]:
+def owned_paths(bindings: Iterable[ResourceBinding], clusters_dir: str) -> set[str]:
+    """The cluster-folder files the binding records say the tool wrote (everything else is the user's)."""
     owned: set[str] = set()
     for binding in bindings:
         key = _binding_key(binding)
-        owned.update(manifest_path(config.output.clusters_dir, c, key) for c in applied_clusters(binding))
+        owned.update(manifest_path(clusters_dir, c, key) for c in applied_clusters(binding))
     return owned
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.binding import applied_clusters
-from gitops_karmada.core.layout import BINDINGS_FOLDER, CLUSTER_SCOPED_FOLDER, manifest_path
+from gitops_karmada.adapters.repository import rendered_by_tool
+from gitops_karmada.core.layout import BINDINGS_FOLDER, CLUSTER_SCOPED_FOLDER
 from gitops_karmada.core.loading import CONFIG_FILE, load_bindings, load_config
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitopsKarmadaError
 from gitops_karmada.model.keys import ObjectKey
+from gitops_karmada.reconcile import owned_paths as recorded_owned_paths
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -27,9 +28,8 @@ if TYPE_CHECKING:
     from gitops_karmada.model.config import ToolConfig
     from gitops_karmada.model.diagnostics import Diagnostic
 
-ROLLBACK_TO_TRAILER = "Rollback-To"
-"""Trailer of a rollback commit: the revision whose inputs and output it restores."""
-_TOOL_NAME = "gitops-karmada"
+ROLLBACK_TO_TRAILER = wellknown.ROLLBACK_TO_TRAILER
+_TOOL_NAME = wellknown.TOOL_NAME
 _REGULAR_MODES = frozenset({"100644", "100664"})
 
 
@@ -38,8 +38,8 @@ class LifecycleError(GitopsKarmadaError):
 
 
 def is_tool_commit(entry: LogEntry) -> bool:
-    """Whether the tool made this commit (the same test as ``repository.is_own_commit``)."""
-    return entry.trailers.get(wellknown.RENDERED_BY_TRAILER, "").startswith(_TOOL_NAME)
+    """Whether the tool made this commit (``repository.rendered_by_tool`` on its trailers)."""
+    return rendered_by_tool(entry.trailers)
 
 
 def source_commit(entry: LogEntry) -> str | None:
@@ -120,12 +120,8 @@ def binding_key(binding: ResourceBinding) -> ObjectKey:
 
 
 def tool_written_paths(bindings: Iterable[ResourceBinding], layout: Layout) -> frozenset[str]:
-    """The cluster-folder files the records say the tool wrote (the same rule ``reconcile`` follows)."""
-    return frozenset(
-        manifest_path(layout.clusters_dir, cluster, binding_key(binding))
-        for binding in bindings
-        for cluster in applied_clusters(binding)
-    )
+    """The cluster-folder files the records say the tool wrote (``reconcile.owned_paths``)."""
+    return frozenset(recorded_owned_paths(bindings, layout.clusters_dir))
 
 
 def parse_records(

@@ -22,6 +22,7 @@ from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from gitops_karmada.model.config import ToolConfig
@@ -136,14 +137,18 @@ def commit_message(source: str, summary: CommitSummary, message: str | None = No
     return (
         f"{title}\n\n{body}\n\n"
         f"{wellknown.SOURCE_COMMIT_TRAILER}: {source}\n"
-        f"{wellknown.RENDERED_BY_TRAILER}: gitops-karmada {__version__}\n"
+        f"{wellknown.RENDERED_BY_TRAILER}: {wellknown.TOOL_NAME} {__version__}\n"
     )
 
 
+def rendered_by_tool(trailers: Mapping[str, str]) -> bool:
+    """Whether a commit with these trailers was made by this tool (reconcile, reschedule or rollback)."""
+    return trailers.get(wellknown.RENDERED_BY_TRAILER, "").startswith(wellknown.TOOL_NAME)
+
+
 def is_own_commit(store: GitStore, rev: str) -> bool:
-    """Whether ``rev`` is a reconcile commit made by this tool (it carries the Rendered-By trailer)."""
-    rendered_by = store.trailers(rev).get(wellknown.RENDERED_BY_TRAILER, "")
-    return rendered_by.startswith("gitops-karmada")
+    """Whether ``rev`` is a commit made by this tool (it carries the Rendered-By trailer)."""
+    return rendered_by_tool(store.trailers(rev))
 
 
 def create_repository(path: Path, message: str) -> str:

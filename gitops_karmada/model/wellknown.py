@@ -49,3 +49,6 @@ DEPLOYMENT_REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
 # -- the tool's own provenance -----------------------------------------------------------------------
 SOURCE_COMMIT_TRAILER = "Source-Commit"
 RENDERED_BY_TRAILER = "Rendered-By"
+ROLLBACK_TO_TRAILER = "Rollback-To"
+"""Trailer of a rollback commit: the revision whose inputs and output it restores."""
+TOOL_NAME = "gitops-karmada"
