@@ -155,6 +155,8 @@ class RenderResult:
     outcomes: tuple[TemplateOutcome, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     inputs: Inputs | None = None
+    quotas: tuple[FederatedResourceQuota, ...] = ()
+    """Every FederatedResourceQuota with its settled status."""
 
     @property
     def input_ok(self) -> bool:
@@ -317,7 +319,8 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             binding.to_api()
         ).encode()
     bindings_now = tuple(o.binding for o in outcomes if o.binding is not None)
-    diagnostics.extend(_quota_outputs(run, bindings_now, snapshots.snapshots, managed))
+    quota_diagnostics, quotas = _quota_outputs(run, bindings_now, snapshots.snapshots, managed)
+    diagnostics.extend(quota_diagnostics)
     released = released_record(request, outcomes, managed)
     if released is not None:
         run.files[f"{request.config.output.state_dir}/{RELEASED_FILE}"] = released
@@ -332,6 +335,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         outcomes=tuple(outcomes),
         diagnostics=tuple(diagnostics),
         inputs=inputs,
+        quotas=quotas,
     )
 
 
@@ -546,14 +550,16 @@ def _process(
                 error(f"{verdict.reason}: {verdict.message}", template.source, subject=subject)
             )
             exceeded = scheduled_condition(False, verdict.reason, verdict.message)
-            if verdict.keeps_previous:
-                assert prev is not None
+            # The change is not applied, whichever of Karmada's two writes was refused: the binding and
+            # its manifests stay as they were. (Karmada keeps a refused placement's new demand, so a
+            # Duplicated workload would still ship its new replica count; the issue asks for none.)
+            if prev is not None:
                 kept = _keep_previous(run, template, match, prev, tuple(diagnostics))
                 held = build_binding_status_override(prev, exceeded, run.request.now)
                 return replace(kept, binding=held)
-            targets = verdict.binding.spec.clusters
+            targets = ()
             condition = exceeded
-            changed = prev is None or prev.spec.clusters != targets
+            changed = False
 
     # -- render per target cluster ------------------------------------------------------------------
     binding_resolution: ConflictResolution | None
@@ -839,9 +845,10 @@ def _quota_outputs(
     bindings: tuple[ResourceBinding, ...],
     snapshots: Mapping[str, ClusterSnapshot],
     managed: set[str],
-) -> list[Diagnostic]:
+) -> tuple[list[Diagnostic], tuple[FederatedResourceQuota, ...]]:
     """Each FRQ's settled status into the state folder; its static assignments into the cluster folders."""
     diagnostics: list[Diagnostic] = []
+    settled: list[FederatedResourceQuota] = []
     config = run.config
     quotas_prefix = f"{config.output.state_dir}/{QUOTAS_FOLDER}/"
     enforcement = config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
@@ -859,7 +866,8 @@ def _quota_outputs(
         status = federated_quota_status(
             frq, bindings, enforcement=enforcement, members=member_quota_statuses(frq, snapshots)
         )
-        record = frq.model_copy(update={"status": status}).to_api()
+        settled.append(frq.model_copy(update={"status": status}))
+        record = settled[-1].to_api()
         record["status"] = status.to_api()
         path = f"{quotas_prefix}{frq.namespace}/{frq.name}.yaml"
         run.files[path] = dump_yaml(record).encode()
@@ -876,7 +884,7 @@ def _quota_outputs(
             origin = f"FederatedResourceQuota {frq.namespace}/{frq.name}"
             header = provenance_header(str(source) if source else "?", origin)
             run.files[rendered_path] = (header + dump_yaml(manifest)).encode()
-    return diagnostics
+    return diagnostics, tuple(settled)
 
 
 def _interpreted_by(run: _Run, template: Manifest, components: tuple[Component, ...]) -> str:

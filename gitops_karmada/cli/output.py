@@ -92,5 +92,18 @@ def placement_table(result: RenderResult, width: int = 160) -> str:
         status = "failed" if outcome.failed else "ok"
         table.add_row(str(outcome.key), policy_name, *(_cell(binding, c) for c in clusters), status)
     buffer = io.StringIO()
-    Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
+    console = Console(file=buffer, width=width, color_system=None, highlight=False)
+    console.print(table)
+    if result.quotas:
+        quotas = Table(pad_edge=False, box=None, header_style="bold")
+        for column in ("FEDERATEDRESOURCEQUOTA", "RESOURCE", "USED", "OVERALL"):
+            quotas.add_column(column, no_wrap=True)
+        for frq in result.quotas:
+            for resource, limit in sorted(frq.spec.overall.items()):
+                used = frq.status.overall_used.get(resource)
+                quotas.add_row(
+                    f"{frq.namespace}/{frq.name}", resource, str(used) if used else "0", str(limit)
+                )
+        console.print()
+        console.print(quotas)
     return buffer.getvalue()
