@@ -31,7 +31,12 @@ from gitops_karmada.core.dispatch import merge_target_clusters, should_suspend_d
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
 from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_path, manifest_path
 from gitops_karmada.core.loading import Inputs, load, load_bindings
-from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
+from gitops_karmada.core.overrides import (
+    OverrideResult,
+    annotate_applied_overrides,
+    apply_overrides,
+    unused_override_policies,
+)
 from gitops_karmada.core.quota import (
     QuotaLedger,
     federated_quota_status,
@@ -295,6 +300,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         [b for ident, b in previous.items() if ident in current],
         enforcement=inputs.config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT),
     )
+    diagnostics.extend(_unused_override_policies(inputs))
     requirers, dependency_diagnostics = _dependency_requirements(run, templates, matches)
     diagnostics.extend(dependency_diagnostics)
     # workloads first, then the objects they depend on, which follow them to their clusters
@@ -885,6 +891,19 @@ def _quota_outputs(
             header = provenance_header(str(source) if source else "?", origin)
             run.files[rendered_path] = (header + dump_yaml(manifest)).encode()
     return diagnostics, tuple(settled)
+
+
+def _unused_override_policies(inputs: Inputs) -> list[Diagnostic]:
+    """A warning, at the policy's document, for each override policy whose selectors select nothing."""
+    bodies = [t.body for t in inputs.templates]
+    found: list[Diagnostic] = []
+    for cop in inputs.cluster_override_policies:
+        for message in unused_override_policies(bodies, [cop], []):
+            found.append(warning(message, inputs.sources.get((cop.kind, "", cop.name))))
+    for op in inputs.override_policies:
+        for message in unused_override_policies(bodies, [], [op]):
+            found.append(warning(message, inputs.sources.get((op.kind, op.namespace, op.name))))
+    return found
 
 
 def _interpreted_by(run: _Run, template: Manifest, components: tuple[Component, ...]) -> str:

@@ -232,3 +232,22 @@ def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
     repo = FleetRepo(folder)
     done = repo.cli("reconcile", check=1)
     assert "is not a git repository" in done.stderr
+
+
+def test_an_override_policy_that_selects_nothing_is_reported(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write(
+        "overrides/typo.yaml",
+        {
+            "apiVersion": "policy.karmada.io/v1alpha1",
+            "kind": "OverridePolicy",
+            "metadata": {"name": "typo", "namespace": "shop"},
+            "spec": {
+                "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "wbe"}],
+                "overrideRules": [{"overriders": {"labelsOverrider": [{"operator": "add", "value": {"a": "b"}}]}}],
+            },
+        },
+    )
+    repo.commit("override with a typo")
+    done = repo.cli("reconcile")
+    assert "warning: overrides/typo.yaml[0]: OverridePolicy/shop/typo: resourceSelectors match no resource template" in done.stderr
