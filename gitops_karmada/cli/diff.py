@@ -57,7 +57,11 @@ MIN_BUDGET = 10_000
     show_default=True,
     help="The fleet repository (for --base/--head).",
 )
-@click.option("--base", "base_rev", help="Base revision [default: merge-base of HEAD and its upstream].")
+@click.option(
+    "--base",
+    "base_rev",
+    help="Base revision [default: the merge-base of HEAD and its upstream branch, else origin/HEAD].",
+)
 @click.option("--head", "head_rev", help="Head revision [default: HEAD].")
 @click.option(
     "--base-path",
@@ -159,6 +163,9 @@ def diff_command(
     else:
         colour = color == "always" or (color == "auto" and sys.stdout.isatty())
         click.echo(render_text(plan, colour=colour), nl=False, color=colour)
+    for side, errors in (("base", plan.base_errors), ("head", plan.head_errors)):
+        if errors:
+            click.echo(f"error: the {side} revision does not render: {len(errors)} input error(s)", err=True)
     raise click.exceptions.Exit(exit_status(plan, exit_code=exit_code))
 
 
@@ -194,20 +201,24 @@ def compare_sides(
 
 
 def default_base(store: GitStore, head: str) -> str:
-    """The merge-base of ``head`` and the upstream branch of the checked-out branch."""
+    """The merge-base of ``head`` and the upstream branch (else ``origin/HEAD``, the remote's default)."""
     runner = GitRunner(store.work_tree or store.git_dir)
-    done = runner.run(
-        ["rev-parse", "-q", "--verify", "--end-of-options", "@{upstream}"],
-        operation="rev-parse",
-        what="the upstream branch",
-        ok_codes=(0, 1, 128),
-    )
-    if done.returncode != 0:
+    upstream = None
+    for candidate in ("@{upstream}", "refs/remotes/origin/HEAD"):
+        done = runner.run(
+            ["rev-parse", "-q", "--verify", "--end-of-options", f"{candidate}^{{commit}}"],
+            operation="rev-parse",
+            what=candidate,
+            ok_codes=(0, 1, 128),
+        )
+        if done.returncode == 0:
+            upstream = done.stdout.decode("ascii").strip()
+            break
+    if upstream is None:
         raise click.UsageError(
-            "HEAD has no upstream branch to compare with: give --base REV "
+            "no upstream branch (and no origin/HEAD) to compare with: give --base REV "
             "(or set one: git branch --set-upstream-to origin/main)"
         )
-    upstream = done.stdout.decode("ascii").strip()
     merge_base = runner.run(
         ["merge-base", upstream, store.resolve(head)],
         operation="merge-base",

@@ -1,0 +1,1 @@
+"""GitHub Action entry point: run diff and publish the placement report as a pull-request comment."""

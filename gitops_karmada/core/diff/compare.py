@@ -1,0 +1,142 @@
+"""``compare(base, head)``: the whole pull-request diff of two rendered sides, as one ``PlanDiff``."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from gitops_karmada.core.diff.guardrails import check_guardrails
+from gitops_karmada.core.diff.impact import InputKey, input_changes
+from gitops_karmada.core.diff.manifests import (
+    cluster_manifests,
+    compare_manifests,
+    count_by_cluster,
+    object_path,
+)
+from gitops_karmada.core.diff.model import ChangeKind, ClusterChange, PlanDiff
+from gitops_karmada.core.diff.placement import (
+    binding_key,
+    claimed_policy,
+    compare_placement,
+    index_bindings,
+    replicas_by_cluster,
+    template_problems,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gitops_karmada.core.diff.guardrails import Guardrail
+    from gitops_karmada.core.diff.model import DiffSide, ObjectDiff, WorkloadPlacement
+    from gitops_karmada.model.keys import ObjectKey
+
+
+def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()) -> PlanDiff:
+    """What merging ``head`` does to the fleet rendered from ``base``, checked against ``guardrails``."""
+    base_placements, head_placements = index_bindings(base.bindings), index_bindings(head.bindings)
+    workloads = compare_placement(base_placements, head_placements)
+
+    keys: dict[str, ObjectKey] = {
+        object_path(p.key): p.key for index in (base_placements, head_placements) for p in index.values()
+    }
+    base_manifests = cluster_manifests(base.tree, base.clusters_dir)
+    head_manifests = cluster_manifests(head.tree, head.clusters_dir)
+    objects = compare_manifests(base_manifests, head_manifests, head.clusters_dir, keys)
+    clusters = _cluster_changes(
+        workloads,
+        objects,
+        objects_before=count_by_cluster(base_manifests),
+        objects_after=count_by_cluster(head_manifests),
+        replicas_before=replicas_by_cluster(base_placements.values()),
+        replicas_after=replicas_by_cluster(head_placements.values()),
+    )
+
+    old_problems = template_problems(base.bindings, base.diagnostics)
+    new_problems = template_problems(head.bindings, head.diagnostics)
+    problems = tuple(
+        replace(problem, new=entry not in old_problems) for entry, problem in sorted(new_problems.items())
+    )
+    resolved = tuple(
+        replace(problem, new=False)
+        for entry, problem in sorted(old_problems.items())
+        if entry not in new_problems
+    )
+
+    touched = _touched(workloads, objects)
+    placed: dict[str, set[str]] = {}
+    claims: dict[InputKey, set[str]] = {}
+    for binding in (*base.bindings, *head.bindings):
+        template = str(binding_key(binding))
+        placed.setdefault(template, set()).update(target.name for target in binding.spec.clusters)
+        claim = claimed_policy(binding)
+        if claim is not None:
+            claims.setdefault(claim, set()).add(template)
+    inputs = input_changes(
+        base.inputs,
+        head.inputs,
+        touched=touched,
+        placed={template: frozenset(names) for template, names in placed.items()},
+        claims={key: frozenset(templates) for key, templates in claims.items()},
+    )
+
+    diff = PlanDiff(
+        base=base.revision,
+        head=head.revision,
+        workloads=workloads,
+        clusters=clusters,
+        problems=problems,
+        resolved=resolved,
+        inputs=inputs,
+        objects=objects,
+        base_errors=tuple(str(d) for d in base.input_errors),
+        head_errors=tuple(str(d) for d in head.input_errors),
+        fail_on=tuple(str(g) for g in guardrails),
+    )
+    return replace(diff, violations=check_guardrails(diff, guardrails))
+
+
+def _touched(
+    workloads: Sequence[WorkloadPlacement], objects: Sequence[ObjectDiff]
+) -> dict[str, frozenset[str]]:
+    """Template → clusters where its placement or one of its manifests changes."""
+    touched: dict[str, set[str]] = {}
+    for workload in workloads:
+        touched.setdefault(workload.template, set()).update(c.cluster for c in workload.cells if c.changed)
+    for obj in objects:
+        if obj.template is not None:
+            touched.setdefault(obj.template, set()).add(obj.cluster)
+    return {template: frozenset(clusters) for template, clusters in touched.items()}
+
+
+def _cluster_changes(
+    workloads: Sequence[WorkloadPlacement],
+    objects: Sequence[ObjectDiff],
+    *,
+    objects_before: Counter[str],
+    objects_after: Counter[str],
+    replicas_before: Counter[str],
+    replicas_after: Counter[str],
+) -> tuple[ClusterChange, ...]:
+    """Every cluster whose folder or replica count changes, by name."""
+    counts: dict[str, Counter[ChangeKind]] = {}
+    for obj in objects:
+        counts.setdefault(obj.cluster, Counter())[obj.change] += 1
+    names = set(counts)
+    names.update(c.cluster for w in workloads for c in w.cells if c.changed)
+    names.update(
+        n for n in replicas_before.keys() | replicas_after.keys() if replicas_before[n] != replicas_after[n]
+    )
+    return tuple(
+        ClusterChange(
+            cluster=name,
+            objects_before=objects_before[name],
+            objects_after=objects_after[name],
+            replicas_before=replicas_before[name],
+            replicas_after=replicas_after[name],
+            added=counts.get(name, Counter())[ChangeKind.ADDED],
+            removed=counts.get(name, Counter())[ChangeKind.REMOVED],
+            modified=counts.get(name, Counter())[ChangeKind.MODIFIED],
+        )
+        for name in sorted(names)
+    )

@@ -1,0 +1,177 @@
+"""Placement compared binding by binding: replicas per cluster, claims, and Scheduled problems.
+
+Reads only ``ResourceBinding`` records (``spec.clusters``, the claim annotations, the ``Scheduled``
+condition) and error diagnostics; never the manifests.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gitops_karmada.core.diff.model import (
+    ChangeKind,
+    PlacementCell,
+    ProblemKind,
+    TemplateProblem,
+    WorkloadPlacement,
+)
+from gitops_karmada.model import wellknown
+from gitops_karmada.model.keys import ObjectKey
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from gitops_karmada.model.bindings import ResourceBinding
+    from gitops_karmada.model.diagnostics import Diagnostic
+
+Identity = tuple[str, str, str, str]
+
+QUOTA_EXCEEDED_REASON = "QuotaExceeded"
+"""The Scheduled reason Karmada (v1.17+) records when FederatedResourceQuota admission refuses a placement."""
+FAILED_REASON = "RenderFailed"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BoundPlacement:
+    """One binding reduced to what the placement table shows."""
+
+    key: ObjectKey
+    policy: str
+    has_replicas: bool
+    replicas: Mapping[str, int]
+    """Cluster → replicas placed there (0 for objects without replicas)."""
+
+
+def binding_key(binding: ResourceBinding) -> ObjectKey:
+    ref = binding.spec.resource
+    return ObjectKey(ref.api_version, ref.kind, ref.namespace, ref.name)
+
+
+def policy_label(binding: ResourceBinding) -> str:
+    """kubectl's short names: ``pp/<name>`` or ``cpp/<name>``; ``""`` for an unclaimed binding."""
+    annotations = binding.metadata.annotations
+    if annotations.get(wellknown.PP_NAME_ANNOTATION):
+        return f"pp/{annotations[wellknown.PP_NAME_ANNOTATION]}"
+    if annotations.get(wellknown.CPP_NAME_ANNOTATION):
+        return f"cpp/{annotations[wellknown.CPP_NAME_ANNOTATION]}"
+    return ""
+
+
+def claimed_policy(binding: ResourceBinding) -> tuple[str, str, str] | None:
+    """(kind, namespace, name) of the policy the binding records as its claim."""
+    annotations = binding.metadata.annotations
+    if annotations.get(wellknown.PP_NAME_ANNOTATION):
+        namespace = annotations.get(wellknown.PP_NAMESPACE_ANNOTATION, binding.spec.resource.namespace)
+        return ("PropagationPolicy", namespace, annotations[wellknown.PP_NAME_ANNOTATION])
+    if annotations.get(wellknown.CPP_NAME_ANNOTATION):
+        return ("ClusterPropagationPolicy", "", annotations[wellknown.CPP_NAME_ANNOTATION])
+    return None
+
+
+def bound_placement(binding: ResourceBinding) -> BoundPlacement:
+    spec = binding.spec
+    replicas = {
+        target.name: sum(c.replicas for c in target.components) if target.components else target.replicas
+        for target in spec.clusters
+    }
+    has_replicas = spec.replicas > 0 or bool(spec.components) or any(replicas.values())
+    return BoundPlacement(
+        key=binding_key(binding), policy=policy_label(binding), has_replicas=has_replicas, replicas=replicas
+    )
+
+
+def index_bindings(bindings: Iterable[ResourceBinding]) -> dict[Identity, BoundPlacement]:
+    placements = (bound_placement(b) for b in bindings)
+    return {p.key.identity: p for p in placements}
+
+
+def compare_placement(
+    base: Mapping[Identity, BoundPlacement], head: Mapping[Identity, BoundPlacement]
+) -> tuple[WorkloadPlacement, ...]:
+    """Templates whose clusters, replicas or claiming policy differ, in template identity order."""
+    changes: list[WorkloadPlacement] = []
+    for identity in sorted(base.keys() | head.keys()):
+        before, after = base.get(identity), head.get(identity)
+        if before is not None and after is not None and _same(before, after):
+            continue
+        either = after if after is not None else before
+        assert either is not None
+        old = before.replicas if before is not None else {}
+        new = after.replicas if after is not None else {}
+        cells = tuple(
+            PlacementCell(cluster=name, before=old.get(name), after=new.get(name))
+            for name in sorted(old.keys() | new.keys())
+        )
+        changes.append(
+            WorkloadPlacement(
+                template=str(either.key),
+                change=ChangeKind.ADDED
+                if before is None
+                else ChangeKind.REMOVED
+                if after is None
+                else ChangeKind.MODIFIED,
+                policy_before=before.policy if before is not None else "",
+                policy_after=after.policy if after is not None else "",
+                has_replicas=(before is not None and before.has_replicas)
+                or (after is not None and after.has_replicas),
+                replicas_before=sum(old.values()),
+                replicas_after=sum(new.values()),
+                cells=cells,
+            )
+        )
+    return tuple(changes)
+
+
+def _same(before: BoundPlacement, after: BoundPlacement) -> bool:
+    return before.replicas == after.replicas and before.policy == after.policy
+
+
+def replicas_by_cluster(placements: Iterable[BoundPlacement]) -> Counter[str]:
+    """Replicas each cluster runs over all workloads."""
+    totals: Counter[str] = Counter()
+    for placement in placements:
+        if placement.has_replicas:
+            totals.update(placement.replicas)
+    return totals
+
+
+def template_problems(
+    bindings: Iterable[ResourceBinding], diagnostics: Iterable[Diagnostic]
+) -> dict[tuple[str, ProblemKind], TemplateProblem]:
+    """Templates that are unschedulable, quota-blocked or failed to render, by (template, kind)."""
+    problems: dict[tuple[str, ProblemKind], TemplateProblem] = {}
+    for binding in bindings:
+        condition = binding.condition("Scheduled")
+        if condition is None or condition.status != "False":
+            continue
+        kind = (
+            ProblemKind.QUOTA_BLOCKED
+            if condition.reason == QUOTA_EXCEEDED_REASON
+            else ProblemKind.UNSCHEDULABLE
+        )
+        template = str(binding_key(binding))
+        problems[(template, kind)] = TemplateProblem(
+            template=template, kind=kind, reason=condition.reason, message=condition.message
+        )
+    scheduled = {template for template, _ in problems}
+    for diagnostic in diagnostics:
+        subject = diagnostic.subject
+        # a scheduling failure is also reported as an error diagnostic: the condition says it already
+        if not diagnostic.is_error or not subject or subject in scheduled:
+            continue
+        entry = (subject, ProblemKind.FAILED)
+        if entry in problems:
+            previous = problems[entry]
+            problems[entry] = TemplateProblem(
+                template=subject,
+                kind=ProblemKind.FAILED,
+                reason=FAILED_REASON,
+                message=f"{previous.message}; {diagnostic.message}",
+            )
+        else:
+            problems[entry] = TemplateProblem(
+                template=subject, kind=ProblemKind.FAILED, reason=FAILED_REASON, message=diagnostic.message
+            )
+    return problems

@@ -1,0 +1,189 @@
+"""``gitops-karmada diff`` end to end: the real CLI in a subprocess on real repositories."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.action.scenarios import (
+    SECRET_VALUES,
+    build_fleet,
+    change_secret,
+    change_weight,
+    clone_fleet,
+    isolated_git,
+)
+from tests.fleet import FleetRepo
+from tests.gitrepos import git
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FRONTEND_ROW = "| `Deployment.apps/shop/frontend` | pp/frontend | 8 | **4 → 2** | **2 → 3** | **2 → 3** | 2 of 8 (25 %) |"
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    with isolated_git(tmp_path_factory.mktemp("home")):
+        return build_fleet(tmp_path_factory.mktemp("fleet") / "fleet").path
+
+
+@pytest.fixture
+def weight_change(fleet: Path, tmp_path: Path) -> FleetRepo:
+    repo = clone_fleet(fleet, tmp_path / "repo")
+    change_weight(repo)
+    repo.commit("frontend: equal weights")
+    return repo
+
+
+def test_one_weight_changed_on_the_example_fleet(weight_change: FleetRepo) -> None:
+    """The issue's acceptance test: the comment's first table shows the exact moves; exit 1."""
+    head_before = weight_change.head()
+    done = weight_change.cli("diff", "--base", "main", "--head", "feature", "-o", "markdown", check=1)
+    first_table = next(block for block in done.stdout.split("\n\n") if block.startswith("| Template"))
+    assert first_table.splitlines() == [
+        "| Template | Policy | Replicas | `member1` | `member2` | `member3` | Moved |",
+        "|:--|:--|--:|--:|--:|--:|--:|",
+        FRONTEND_ROW,
+    ]
+    assert (
+        done.stdout.index("### Placement")
+        < done.stdout.index("### Changed inputs")
+        < done.stdout.index("### Manifests")
+    )
+    # rendered in memory: the work tree and the branch are untouched
+    assert weight_change.status() == ""
+    assert weight_change.head() == head_before
+    assert (
+        not (weight_change.path / "clusters" / "member1" / "shop" / "deployment.apps" / "frontend.yaml")
+        .read_text()
+        .count("replicas: 2")
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        ((), 1),
+        (("--exit-code=false",), 0),
+        (("--exit-code", "false", "--fail-on", "replicas-moved>20%"), 3),
+        (("--fail-on", "replicas-moved>30%,cluster-emptied"), 1),
+        (("--fail-on", "emptied"), 2),
+        (("--head", "no-such-branch"), 2),
+        (("--base", "main", "--base-path", "."), 2),
+    ],
+    ids=[
+        "changes",
+        "exit-code-false",
+        "guardrail-wins",
+        "guardrail-not-met",
+        "bad-guardrail",
+        "unknown-rev",
+        "exclusive-options",
+    ],
+)
+def test_exit_codes(weight_change: FleetRepo, args: tuple[str, ...], code: int) -> None:
+    base = () if "--base" in args else ("--base", "main")
+    done = weight_change.cli("diff", *base, *args, check=code)
+    if code == 2:
+        assert done.stderr.strip()
+    if code == 3:
+        assert "1 guardrail violation (--fail-on replicas-moved>20%)" in done.stdout
+
+
+def test_no_change_is_exit_0(fleet: Path, tmp_path: Path) -> None:
+    repo = clone_fleet(fleet, tmp_path / "repo")
+    repo.write("README.md", "notes\n")
+    repo.commit("docs")
+    done = repo.cli("diff", "--base", "main", check=0)
+    assert "Summary: No change to the rendered fleet." in done.stdout
+
+
+def test_base_defaults_to_the_merge_base_with_upstream(weight_change: FleetRepo) -> None:
+    # feature tracks origin/main (the clone's remote); main moves on after the branch point
+    git(weight_change.path, "branch", "-q", "--set-upstream-to", "origin/main")
+    done = weight_change.cli("diff", "-o", "json", check=1)
+    report = json.loads(done.stdout)
+    merge_base = git(weight_change.path, "merge-base", "HEAD", "origin/main")
+    assert report["base"] == merge_base[:12]
+    assert report["head"].startswith("HEAD (")
+    assert [w["template"] for w in report["placement"]] == ["Deployment.apps/shop/frontend"]
+
+
+def test_without_upstream_or_origin_the_base_is_required(tmp_path: Path) -> None:
+    repo = FleetRepo.create(tmp_path / "lonely", clusters=1)
+    done = repo.cli("diff", check=2)
+    assert "give --base REV" in done.stderr
+
+
+def test_two_checkouts(weight_change: FleetRepo, tmp_path: Path) -> None:
+    base_checkout = tmp_path / "base-checkout"
+    git(weight_change.path, "worktree", "add", "-q", str(base_checkout), "main")
+    head_checkout = tmp_path / "head-checkout"
+    shutil.copytree(weight_change.path, head_checkout, ignore=shutil.ignore_patterns(".git"))
+    done = weight_change.cli(
+        "diff",
+        "--base-path",
+        str(base_checkout),
+        "--head-path",
+        str(head_checkout),
+        "-o",
+        "markdown",
+        check=1,
+    )
+    assert FRONTEND_ROW in done.stdout
+    assert f"**base** `{base_checkout}`" in done.stdout
+
+
+def test_report_files_and_json(weight_change: FleetRepo, tmp_path: Path) -> None:
+    change_secret(weight_change)
+    weight_change.commit("and rotate the password")
+    report, summary, data = tmp_path / "report.md", tmp_path / "summary.md", tmp_path / "diff.json"
+    summary.write_text("earlier step\n")
+    done = weight_change.cli(
+        "diff",
+        "--base",
+        "main",
+        "-o",
+        "json",
+        "--report-file",
+        str(report),
+        "--summary-file",
+        str(summary),
+        "--json-file",
+        str(data),
+        check=1,
+    )
+    assert json.loads(done.stdout) == json.loads(data.read_text())
+    parsed = json.loads(data.read_text())
+    assert parsed["hasChanges"] is True
+    assert parsed["changedClusters"] == ["member1", "member2", "member3"]
+    assert parsed["summary"]["objects"] == {"added": 0, "removed": 0, "modified": 5}
+    secret = [m for m in parsed["manifests"] if m["title"] == "Secret/shop/db-credentials"]
+    assert secret[0]["secretKeys"]["changed"] == ["data.password"]
+    assert summary.read_text().startswith("earlier step\n## Karmada placement diff")  # appended
+    assert FRONTEND_ROW in report.read_text()
+    text = weight_change.cli("diff", "--base", "main", check=1).stdout
+    for output in (done.stdout, report.read_text(), summary.read_text(), text):
+        for value in SECRET_VALUES:
+            assert value not in output
+    assert "\x1b[" not in text  # not a terminal: no colour
+
+
+def test_colour_on_request(weight_change: FleetRepo) -> None:
+    done = weight_change.cli("diff", "--base", "main", "--color", "always", check=1)
+    assert "\x1b[32m+  replicas: 3\x1b[0m" in done.stdout
+
+
+def test_a_head_that_does_not_load_is_an_error_with_a_report(weight_change: FleetRepo) -> None:
+    weight_change.write(
+        "policies/broken.yaml",
+        "kind: PropagationPolicy\napiVersion: policy.karmada.io/v1alpha1\nmetadata: {name: b, namespace: shop}\nspec: {resourceSelectors: [], placement: {clusterAfinity: {}}}\n",
+    )
+    weight_change.commit("typo")
+    done = weight_change.cli("diff", "--base", "main", "-o", "markdown", check=2)
+    assert "**The head revision does not render**" in done.stdout
+    assert "policies/broken.yaml" in done.stdout
