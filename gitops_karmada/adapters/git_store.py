@@ -141,6 +141,26 @@ class GitStore:
             raise GitError("rev-parse", f"{rev!r} does not name a commit")
         raise GitError("rev-parse", f"unknown revision {rev!r}")
 
+    def try_resolve(self, rev: str) -> str | None:
+        """The commit ``rev`` names, or None when it names none (no error)."""
+        done = self._git.run(
+            ["rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}"],
+            operation="rev-parse",
+            what=rev,
+            ok_codes=(0, 1, 128),
+        )
+        return done.stdout.decode("ascii").strip() if done.returncode == 0 else None
+
+    def merge_base(self, first: str, second: str) -> str | None:
+        """The best common ancestor of two commits, or None when they have none."""
+        done = self._git.run(
+            ["merge-base", self.resolve(first), self.resolve(second)],
+            operation="merge-base",
+            what=f"{first} and {second}",
+            ok_codes=(0, 1),
+        )
+        return done.stdout.decode("ascii").strip() if done.returncode == 0 else None
+
     def head_ref(self) -> str | None:
         """The branch HEAD is on (``refs/heads/main``), or None when HEAD is detached."""
         done = self._git.run(

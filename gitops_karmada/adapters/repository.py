@@ -166,20 +166,3 @@ def create_repository(path: Path, message: str) -> str:
         if completed.returncode != 0:
             raise GitError(args[0], completed.stderr.strip()[-2000:])
     return GitStore.open(path).resolve("HEAD")
-
-
-def desired_tree(store: GitStore, state: RepositoryState, result: RenderResult) -> dict[str, bytes]:
-    """The complete content of the managed folders after applying ``result`` to ``state``'s commit.
-
-    Files ``result`` writes, plus the files it keeps as they are (failed templates) read from the
-    commit; what it deletes is absent. Files under the clusters folder that the tool does not manage
-    (hand-written) are not part of it.
-    """
-    assert state.source is not None
-    tree = dict(result.files)
-    for path in sorted(result.keep):
-        if path in state.current_blobs:
-            content = store.read_file(state.source, path)
-            if content is not None:
-                tree[path] = content
-    return tree

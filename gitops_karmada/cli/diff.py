@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitops_karmada.adapters.git_process import GitRunner
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
 from gitops_karmada.core.diff import (
@@ -202,32 +201,16 @@ def compare_sides(
 
 def default_base(store: GitStore, head: str) -> str:
     """The merge-base of ``head`` and the upstream branch (else ``origin/HEAD``, the remote's default)."""
-    runner = GitRunner(store.work_tree or store.git_dir)
-    upstream = None
-    for candidate in ("@{upstream}", "refs/remotes/origin/HEAD"):
-        done = runner.run(
-            ["rev-parse", "-q", "--verify", "--end-of-options", f"{candidate}^{{commit}}"],
-            operation="rev-parse",
-            what=candidate,
-            ok_codes=(0, 1, 128),
-        )
-        if done.returncode == 0:
-            upstream = done.stdout.decode("ascii").strip()
-            break
+    upstream = store.try_resolve("@{upstream}") or store.try_resolve("refs/remotes/origin/HEAD")
     if upstream is None:
         raise click.UsageError(
             "no upstream branch (and no origin/HEAD) to compare with: give --base REV "
             "(or set one: git branch --set-upstream-to origin/main)"
         )
-    merge_base = runner.run(
-        ["merge-base", upstream, store.resolve(head)],
-        operation="merge-base",
-        what=f"the upstream branch and {head}",
-        ok_codes=(0, 1),
-    )
-    if merge_base.returncode != 0:
+    base = store.merge_base(upstream, head)
+    if base is None:
         raise GitError("merge-base", f"{head} and its upstream branch have no common ancestor")
-    return merge_base.stdout.decode("ascii").strip()
+    return base
 
 
 def read_revision(store: GitStore, rev: str) -> DiffSide:
