@@ -65,7 +65,7 @@ def test_each_multi_component_kind_is_placed_whole_with_its_components(
             "inventory/small.yaml": cluster_doc(
                 "small", allocatable={"cpu": "0", "memory": "0", "pods": "0"}
             ),
-            "inventory/big.yaml": cluster_doc("big", **big),
+            "inventory/big.yaml": cluster_doc("big", allocatable=big["allocatable"]),
             "apps/workload.yaml": obj,
             "p.yaml": pp_doc(
                 "p",
@@ -134,7 +134,7 @@ def test_v116_flink_example_lands_in_a_cluster_that_holds_one_jobmanager_and_two
     assert repo.exists("clusters/member3/analytics/flinkdeployment.flink.apache.org/flink-example.yaml")
 
 
-WORKERS_RIC = {
+WORKERS_RIC: dict[str, Any] = {
     "apiVersion": "config.karmada.io/v1alpha1",
     "kind": "ResourceInterpreterCustomization",
     "metadata": {"name": "workers"},

@@ -244,10 +244,15 @@ def test_an_override_policy_that_selects_nothing_is_reported(tmp_path: Path) -> 
             "metadata": {"name": "typo", "namespace": "shop"},
             "spec": {
                 "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "wbe"}],
-                "overrideRules": [{"overriders": {"labelsOverrider": [{"operator": "add", "value": {"a": "b"}}]}}],
+                "overrideRules": [
+                    {"overriders": {"labelsOverrider": [{"operator": "add", "value": {"a": "b"}}]}}
+                ],
             },
         },
     )
     repo.commit("override with a typo")
     done = repo.cli("reconcile")
-    assert "warning: overrides/typo.yaml[0]: OverridePolicy/shop/typo: resourceSelectors match no resource template" in done.stderr
+    assert (
+        "warning: overrides/typo.yaml[0]: OverridePolicy/shop/typo: resourceSelectors match no resource template"
+        in done.stderr
+    )

@@ -211,7 +211,7 @@ def test_spread_by_region_and_api_enablements(tmp_path: Path) -> None:
             {"groupVersion": "apps/v1", "resources": [{"name": "deployments", "kind": "Deployment"}]}
         ]
     }
-    inventory = {
+    inventory: dict[str, dict[str, Any]] = {
         "east1": {"region": "east"},
         "east2": {"region": "east"},
         "west1": {"region": "west"},

@@ -125,7 +125,9 @@ def test_suspending_all_dispatching_writes_nothing_new(tmp_path: Path) -> None:
     )
     repo.cli("reconcile")
     assert repo.tree("clusters/member1/default") == []
-    assert placement(repo.render_json())["Deployment/web"] == {"member1": 1, "member2": 1}, "scheduled, not dispatched"
+    assert placement(repo.render_json())["Deployment/web"] == {"member1": 1, "member2": 1}, (
+        "scheduled, not dispatched"
+    )
 
 
 def test_lazy_policy_changes_wait_for_a_template_change(tmp_path: Path) -> None:

@@ -35,7 +35,8 @@ def without_source(files: dict[str, bytes]) -> dict[str, bytes]:
         path: b"\n".join(
             line
             for line in content.split(b"\n")
-            if SOURCE_ANNOTATION.encode() not in line and not line.startswith(b"# Rendered by gitops-karmada from")
+            if SOURCE_ANNOTATION.encode() not in line
+            and not line.startswith(b"# Rendered by gitops-karmada from")
         )
         for path, content in files.items()
     }
