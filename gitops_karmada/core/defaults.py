@@ -23,6 +23,7 @@ from gitops_karmada.model.policies import (
     PurgeMode,
     ReplicaDivisionPreference,
     ReplicaSchedulingType,
+    SpreadConstraint,
     SpreadFieldValue,
 )
 
@@ -49,23 +50,24 @@ def _derived_id(identity: str) -> str:
     return str(uuid.uuid5(_PERMANENT_ID_NAMESPACE, identity))
 
 
-def default_placement(placement: Placement) -> Placement:
-    """Spread-constraint and division-preference defaults (SetDefaultSpreadConstraints & co)."""
-    constraints = tuple(
-        constraint.model_copy(
-            update={
-                **(
-                    {"spread_by_field": SpreadFieldValue.CLUSTER}
-                    if constraint.spread_by_field is None and not constraint.spread_by_label
-                    else {}
-                ),
-                **({"min_groups": 1} if constraint.min_groups == 0 else {}),
-            }
-        )
-        for constraint in placement.spread_constraints
-    )
+def _default_spread_constraint(constraint: SpreadConstraint) -> SpreadConstraint:
     update: dict[str, object] = {}
-    if placement.spread_constraints:
+    if constraint.spread_by_field is None and not constraint.spread_by_label:
+        update["spread_by_field"] = SpreadFieldValue.CLUSTER
+    if constraint.min_groups == 0:
+        update["min_groups"] = 1
+    return constraint.model_copy(update=update) if update else constraint
+
+
+def default_placement(placement: Placement) -> Placement:
+    """The webhook's placement defaults, idempotently (an already defaulted placement comes back as is).
+
+    spreadByField and spreadByLabel both empty → ``cluster``; minGroups 0 → 1 (maxGroups has no default);
+    Divided without a division preference → Weighted.
+    """
+    update: dict[str, object] = {}
+    constraints = tuple(_default_spread_constraint(c) for c in placement.spread_constraints)
+    if any(new is not old for new, old in zip(constraints, placement.spread_constraints, strict=True)):
         update["spread_constraints"] = constraints
     strategy = placement.replica_scheduling
     if (

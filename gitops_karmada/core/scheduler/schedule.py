@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.core.defaults import default_placement
 from gitops_karmada.core.scheduler.cluster_index import ClusterFacts, ClusterIndex
 from gitops_karmada.core.scheduler.division import (
     AssignmentInput,
@@ -40,7 +41,6 @@ from gitops_karmada.core.scheduler.spread import (
     select_best_clusters,
     sort_clusters,
 )
-from gitops_karmada.core.scheduler.strategy import apply_scheduler_defaults
 from gitops_karmada.model.bindings import Component, ComponentAssignment, ReplicaRequirements, TargetCluster
 from gitops_karmada.model.config import KARMADA_DEFAULT_GATES, FeatureGate
 from gitops_karmada.model.policies import Placement, SpreadFieldValue
@@ -125,7 +125,7 @@ def schedule(
     index = clusters if isinstance(clusters, ClusterIndex) else ClusterIndex(clusters)
     run = _Run(
         request=request,
-        placement=apply_scheduler_defaults(request.placement),
+        placement=default_placement(request.placement),
         index=index,
         gates=gates,
         estimators=estimators,

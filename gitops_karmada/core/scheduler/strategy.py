@@ -65,37 +65,6 @@ def ignores_available_resource(placement: Placement) -> bool:
     return scheduling is None or scheduling.replica_scheduling_type is ReplicaSchedulingType.DUPLICATED
 
 
-def _default_spread_constraint(constraint: SpreadConstraint) -> SpreadConstraint:
-    update: dict[str, object] = {}
-    if constraint.spread_by_field is None and not constraint.spread_by_label:
-        update["spread_by_field"] = SpreadFieldValue.CLUSTER
-    if constraint.min_groups == 0:
-        update["min_groups"] = 1
-    return constraint.model_copy(update=update) if update else constraint
-
-
-def apply_scheduler_defaults(placement: Placement) -> Placement:
-    """The mutating webhook's scheduler-relevant defaults, idempotently (a defaulted input comes back as is).
-
-    spreadByField and spreadByLabel both empty → ``cluster``; minGroups 0 → 1 (maxGroups has no default);
-    Divided without a division preference → Weighted.
-    """
-    update: dict[str, object] = {}
-    constraints = tuple(_default_spread_constraint(c) for c in placement.spread_constraints)
-    if any(new is not old for new, old in zip(constraints, placement.spread_constraints, strict=True)):
-        update["spread_constraints"] = constraints
-    scheduling = placement.replica_scheduling
-    if (
-        scheduling is not None
-        and scheduling.replica_scheduling_type is ReplicaSchedulingType.DIVIDED
-        and scheduling.replica_division_preference is None
-    ):
-        update["replica_scheduling"] = scheduling.model_copy(
-            update={"replica_division_preference": ReplicaDivisionPreference.WEIGHTED}
-        )
-    return placement.model_copy(update=update) if update else placement
-
-
 def spread_constraint_by(placement: Placement, field: SpreadFieldValue) -> SpreadConstraint | None:
     """The spread constraint on ``field`` (the webhook forbids duplicates, so there is at most one)."""
     return next((c for c in placement.spread_constraints if c.spread_by_field is field), None)

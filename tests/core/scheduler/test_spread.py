@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from gitops_karmada.core.defaults import default_placement
 from gitops_karmada.core.scheduler.errors import SpreadConstraintError
 from gitops_karmada.core.scheduler.spread import (
     GroupInfo,
@@ -15,7 +16,6 @@ from gitops_karmada.core.scheduler.spread import (
     select_groups,
     sort_clusters,
 )
-from gitops_karmada.core.scheduler.strategy import apply_scheduler_defaults
 from gitops_karmada.model.policies import Placement
 from tests.core.scheduler.builders import detail
 
@@ -26,7 +26,7 @@ def _placement(constraints: list[dict[str, Any]], scheduling: dict[str, Any] | N
     document: dict[str, Any] = {"spreadConstraints": constraints}
     if scheduling is not None:
         document["replicaScheduling"] = scheduling
-    return apply_scheduler_defaults(Placement.model_validate(document))
+    return default_placement(Placement.model_validate(document))
 
 
 # The Go test's ranked fleet (select_clusters_test.go)

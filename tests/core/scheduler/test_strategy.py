@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
+from gitops_karmada.core.defaults import default_placement
 from gitops_karmada.core.scheduler.errors import AssignmentError
 from gitops_karmada.core.scheduler.strategy import (
     ReplicaStrategy,
-    apply_scheduler_defaults,
     ignores_available_resource,
     ignores_spread_constraints,
     replica_strategy,
@@ -69,7 +69,7 @@ def test_divided_without_preference_is_unsupported_until_defaulted() -> None:
     placement = Placement.model_validate({"replicaScheduling": DIVIDED})
     with pytest.raises(AssignmentError, match="unsupported replica scheduling strategy"):
         replica_strategy(placement)
-    assert replica_strategy(apply_scheduler_defaults(placement)) is ReplicaStrategy.STATIC_WEIGHT
+    assert replica_strategy(default_placement(placement)) is ReplicaStrategy.STATIC_WEIGHT
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_divided_without_preference_is_unsupported_until_defaulted() -> None:
     ids=["empty-is-cluster", "max-groups-not-defaulted", "explicit-kept", "label-kept"],
 )
 def test_spread_constraint_defaults(constraint: dict[str, Any], defaulted: dict[str, Any]) -> None:
-    placement = apply_scheduler_defaults(Placement.model_validate({"spreadConstraints": [constraint]}))
+    placement = default_placement(Placement.model_validate({"spreadConstraints": [constraint]}))
     (result,) = placement.spread_constraints
     assert result.spread_by_field == defaulted.get("spreadByField")
     assert result.spread_by_label == defaulted.get("spreadByLabel", "")
@@ -94,7 +94,7 @@ def test_spread_constraint_defaults(constraint: dict[str, Any], defaulted: dict[
 
 
 def test_defaults_are_idempotent() -> None:
-    placement = apply_scheduler_defaults(
+    placement = default_placement(
         Placement.model_validate({"spreadConstraints": [{}], "replicaScheduling": DIVIDED})
     )
-    assert apply_scheduler_defaults(placement) is placement
+    assert default_placement(placement) is placement

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from gitops_karmada.core.defaults import default_placement
 from gitops_karmada.core.scheduler.cluster_index import ClusterFacts
 from gitops_karmada.core.scheduler.errors import SpreadConstraintError
 from gitops_karmada.core.scheduler.filters import (
@@ -26,7 +27,6 @@ from gitops_karmada.core.scheduler.spread import (
     select_groups,
     sort_clusters,
 )
-from gitops_karmada.core.scheduler.strategy import apply_scheduler_defaults
 from gitops_karmada.model.base import Toleration
 from gitops_karmada.model.policies import ClusterAffinity, Placement, SpreadConstraint
 from tests.core.scheduler.builders import cluster, detail, load_vector_section, params
@@ -115,7 +115,7 @@ def _check(case: dict[str, Any]) -> None:
             chosen = select_groups(groups, given["min_groups"], given["max_groups"], given["target"])
             assert (None if chosen is None else [g.name for g in chosen]) == expected["selected"]
         case "select_best_clusters":
-            placement = apply_scheduler_defaults(Placement.model_validate(given["placement"]))
+            placement = default_placement(Placement.model_validate(given["placement"]))
             candidates = _details(given["candidates"])
             if "error" in expected:
                 with pytest.raises(SpreadConstraintError, match=expected["error"]):

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from gitops_karmada.core.defaults import default_placement
 from gitops_karmada.core.scheduler.division import (
     AssignmentInput,
     DivisionRecord,
@@ -17,7 +18,7 @@ from gitops_karmada.core.scheduler.division import (
 )
 from gitops_karmada.core.scheduler.errors import ScheduleStepError
 from gitops_karmada.core.scheduler.filters import affinity_in_force
-from gitops_karmada.core.scheduler.strategy import ReplicaStrategy, apply_scheduler_defaults, replica_strategy
+from gitops_karmada.core.scheduler.strategy import ReplicaStrategy, replica_strategy
 from tests.core.scheduler.builders import (
     detail,
     load_vector_section,
@@ -58,7 +59,7 @@ def _run(case: dict[str, Any]) -> tuple[TargetCluster, ...]:
         )
         return record.result
     spec, status = given["spec"], given.get("status") or {}
-    placement = apply_scheduler_defaults(placement_from_snake(spec["placement"]))
+    placement = default_placement(placement_from_snake(spec["placement"]))
     candidates = _candidates(given["candidates"])
     previous = targets(spec["clusters"])
     fresh = bool(status.get("reschedule_required"))
