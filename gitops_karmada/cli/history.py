@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -14,9 +13,12 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.history import RecordChange, template_history
 from gitops_karmada.adapters.lifecycle import TemplateReference
 from gitops_karmada.adapters.repository import rfc3339
+from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import to_json
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gitops_karmada.adapters.history import TemplateHistory
 
 
@@ -43,13 +45,7 @@ def history_table(history: TemplateHistory, width: int = 200) -> str:
 
 @click.command("history")
 @click.argument("template")
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path(),
-    show_default=True,
-    help="The fleet repository.",
-)
+@repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="Where the history walk starts.")
 @click.option(
     "-o",

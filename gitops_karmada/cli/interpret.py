@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 import yaml
 
-from gitops_karmada.cli.options import read_source
+from gitops_karmada.cli.options import read_source, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_yaml
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter, check_customization
 from gitops_karmada.core.loading import load
@@ -107,7 +107,7 @@ def _run(
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="ResourceInterpreterCustomization file(s); default: those in the repository.",
 )
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=Path(), show_default=True)
+@repo_option
 @click.option("--rev", default="HEAD", show_default=True)
 @click.option("--worktree", is_flag=True, help="Read the repository's files on disk instead of a commit.")
 @click.option("--check", is_flag=True, help="Compile every script and check its entry function.")

@@ -15,6 +15,17 @@ from gitops_karmada.adapters.repository import RepositoryState, read_commit, rea
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def repo_option(func: F) -> F:
+    """``--repo``: the fleet repository (default: the current folder)."""
+    return click.option(
+        "--repo",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path(),
+        show_default=True,
+        help="The fleet repository.",
+    )(func)
+
+
 def source_options(func: F) -> F:
     """``--repo``, ``--rev`` and ``--worktree``: where the input is read from."""
     func = click.option(
@@ -23,14 +34,7 @@ def source_options(func: F) -> F:
         help="Read the files on disk instead of a commit (for checks before committing).",
     )(func)
     func = click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")(func)
-    func = click.option(
-        "--repo",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=Path(),
-        show_default=True,
-        help="The fleet repository.",
-    )(func)
-    return func
+    return repo_option(func)
 
 
 def read_source(repo: Path, rev: str, worktree: bool) -> RepositoryState:

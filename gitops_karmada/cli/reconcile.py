@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
+from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import echo_diagnostics, placement_table
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def report(outcome: ReconcileOutcome, *, dry_run: bool) -> None:
@@ -37,13 +41,7 @@ def report(outcome: ReconcileOutcome, *, dry_run: bool) -> None:
 
 
 @click.command("reconcile")
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path(),
-    show_default=True,
-    help="The fleet repository.",
-)
+@repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The branch (or HEAD) to read and commit on.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; commit nothing.")
 @click.option(

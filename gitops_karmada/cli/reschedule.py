@@ -7,7 +7,7 @@ free capacity plus what it already runs). The result is one reconcile commit on 
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,15 +15,19 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.reconciler import reconcile_ref, target_ref
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.cli.explain import find_outcome
+from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import echo_diagnostics
 from gitops_karmada.cli.reconcile import report
 from gitops_karmada.reconcile import reconcile
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @click.command()
 @click.argument("references", metavar="KIND/NAMESPACE/NAME...", nargs=-1)
 @click.option("--all", "everything", is_flag=True, help="Reschedule every propagated template.")
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=Path(), show_default=True)
+@repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The branch (or HEAD) to read and commit on.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; commit nothing.")
 def reschedule(references: tuple[str, ...], everything: bool, repo: Path, rev: str, dry_run: bool) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -11,9 +10,12 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.lifecycle import ROLLBACK_TO_TRAILER
 from gitops_karmada.adapters.reconciler import target_ref
 from gitops_karmada.adapters.rollback import plan_rollback, roll_back
+from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import echo_diagnostics
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gitops_karmada.adapters.rollback import RollbackPlan
 
 
@@ -37,13 +39,7 @@ def describe(plan: RollbackPlan) -> None:
 
 @click.command("rollback")
 @click.argument("rev")
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path(),
-    show_default=True,
-    help="The fleet repository.",
-)
+@repo_option
 @click.option("--branch", default="HEAD", show_default=True, help="The branch to commit on.")
 @click.option("--dry-run", is_flag=True, help="List what would change; commit nothing.")
 @click.option(

@@ -8,6 +8,7 @@ import click
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.trace import CommitRef, FileTrace, trace_file
+from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import to_json
 
 
@@ -52,13 +53,7 @@ def print_trace(trace: FileTrace) -> None:
 
 @click.command("trace")
 @click.argument("path")
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path(),
-    show_default=True,
-    help="The fleet repository.",
-)
+@repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")
 @click.option(
     "-o",

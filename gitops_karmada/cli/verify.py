@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.verify import VerifyReport, verify_commit
+from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def report_dict(report: VerifyReport) -> dict[str, object]:
@@ -46,13 +50,7 @@ def print_report(report: VerifyReport) -> None:
 
 
 @click.command("verify")
-@click.option(
-    "--repo",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path(),
-    show_default=True,
-    help="The fleet repository.",
-)
+@repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to check (never the work tree).")
 @click.option(
     "-o",
