@@ -111,16 +111,16 @@ def dump_yaml_documents(objs: Iterable[object]) -> str:
 def _emit_document(obj: object, out: list[str]) -> None:
     value, kind = _normalised(obj)
     if kind is dict and value:
-        _emit_mapping(value, "", "", out)  # type: ignore[arg-type]
+        _emit_mapping(value, "", "", out)
     elif kind is list and value:
-        _emit_sequence(value, "", "", out)  # type: ignore[arg-type]
-    elif kind is str and "\n" in value:  # type: ignore[operator]
-        header = _literal_header(value, top_level=True)  # type: ignore[arg-type]
+        _emit_sequence(value, "", "", out)
+    elif kind is str and "\n" in value:
+        header = _literal_header(value, top_level=True)
         if header is None:
-            out.append(_flow_string(value) + "\n")  # type: ignore[arg-type]
+            out.append(_flow_string(value) + "\n")
         else:
             out.append(header + "\n")
-            _emit_literal_lines(value, "  ", out)  # type: ignore[arg-type]
+            _emit_literal_lines(value, "  ", out)
     else:
         out.append(_scalar_text(value, kind) + "\n")
 
@@ -183,24 +183,24 @@ def _emit_value(
     Nested mappings are indented to ``nested``, nested sequences to ``sequence_indent``. ``compact`` (for
     sequence items) starts a nested collection on the head's line: ``- name: x``, ``- - x``.
     """
-    value, kind = _normalised(value)
+    data, kind = _normalised(value)
     if kind is str:
-        header = _literal_header(value, top_level=False) if "\n" in value else None  # type: ignore[operator,arg-type]
+        header = _literal_header(data, top_level=False) if "\n" in data else None
         if header is None:
-            out.append(f"{head} {_flow_string(value)}\n")  # type: ignore[arg-type]
+            out.append(f"{head} {_flow_string(data)}\n")
         else:
             out.append(f"{head} {header}\n")
-            _emit_literal_lines(value, nested, out)  # type: ignore[arg-type]
-    elif (kind is dict or kind is list) and value:
+            _emit_literal_lines(data, nested, out)
+    elif (kind is dict or kind is list) and data:
         if not compact:
             out.append(head + "\n")
         first = head + " " if compact else ""
         if kind is dict:
-            _emit_mapping(value, nested, first, out)  # type: ignore[arg-type]
+            _emit_mapping(data, nested, first, out)
         else:
-            _emit_sequence(value, sequence_indent, first, out)  # type: ignore[arg-type]
+            _emit_sequence(data, sequence_indent, first, out)
     else:
-        out.append(f"{head} {_scalar_text(value, kind)}\n")
+        out.append(f"{head} {_scalar_text(data, kind)}\n")
 
 
 def _key_head(key: object, head_indent: str, indent: str, out: list[str]) -> str:
@@ -216,7 +216,7 @@ def _key_head(key: object, head_indent: str, indent: str, out: list[str]) -> str
     return f"{head_indent}{key_text}:"
 
 
-def _normalised(value: object) -> tuple[object, type]:
+def _normalised(value: object) -> tuple[Any, type]:
     """``value`` as one of the emitter's base types, and that type (``dict`` for any mapping, ``list`` for
     tuples too); ``bool`` is tested before ``int`` because it is one."""
     kind = type(value)
