@@ -377,21 +377,11 @@ def max_replicas_by_resource_models(cluster: Cluster, request: Mapping[str, Quan
 # -- the general estimator ------------------------------------------------------------------------------
 
 
-def estimate_replicas(
-    cluster: Cluster,
-    requirements: ReplicaRequirements | None,
-    *,
-    customized_modeling: bool = True,
-    assumed: Sequence[AssumedWorkload] = (),
-) -> GeneralEstimate:
-    """GeneralEstimator.maxAvailableReplicas for one cluster, explained.
-
-    With the CustomizedClusterResourceModeling gate and ``allocatableModelings`` reported, the resource-model
-    answer (capped by pod slots) is final: the per-resource summary bound is not applied on that path, as in
-    Karmada. Unusable models fall through to the summary.
-    """
+def _summary_and_slots(
+    cluster: Cluster, unit: str, assumed: Sequence[AssumedWorkload]
+) -> tuple[ResourceSummary, PodSlots] | GeneralEstimate:
+    """The summary and free pod slots both estimates start from, or the zero answer when either is missing."""
     summary = cluster.status.resource_summary
-    unit = "replicas"
     if summary is None:
         return GeneralEstimate(
             cluster=cluster.name,
@@ -410,6 +400,27 @@ def estimate_replicas(
             bound="pods",
             pod_slots=slots,
         )
+    return summary, slots
+
+
+def estimate_replicas(
+    cluster: Cluster,
+    requirements: ReplicaRequirements | None,
+    *,
+    customized_modeling: bool = True,
+    assumed: Sequence[AssumedWorkload] = (),
+) -> GeneralEstimate:
+    """GeneralEstimator.maxAvailableReplicas for one cluster, explained.
+
+    With the CustomizedClusterResourceModeling gate and ``allocatableModelings`` reported, the resource-model
+    answer (capped by pod slots) is final: the per-resource summary bound is not applied on that path, as in
+    Karmada. Unusable models fall through to the summary.
+    """
+    unit = "replicas"
+    start = _summary_and_slots(cluster, unit, assumed)
+    if isinstance(start, GeneralEstimate):
+        return start
+    summary, slots = start
     if requirements is None:
         return GeneralEstimate(
             cluster=cluster.name,
@@ -505,26 +516,11 @@ def estimate_component_sets(
     Units follow Karmada: a DecimalSI quantity (``2G``, a bare number) counts in milli-units, a BinarySI
     one (``2Gi``) in whole units, each side converted by its own format.
     """
-    summary = cluster.status.resource_summary
     unit = "sets"
-    if summary is None:
-        return GeneralEstimate(
-            cluster=cluster.name,
-            value=0,
-            unit=unit,
-            path=EstimatePath.NO_RESOURCE_SUMMARY,
-            bound="no resourceSummary",
-        )
-    slots = pod_slots(summary, assumed)
-    if slots.allowed <= 0:
-        return GeneralEstimate(
-            cluster=cluster.name,
-            value=0,
-            unit=unit,
-            path=EstimatePath.NO_POD_SLOTS,
-            bound="pods",
-            pod_slots=slots,
-        )
+    start = _summary_and_slots(cluster, unit, assumed)
+    if isinstance(start, GeneralEstimate):
+        return start
+    summary, slots = start
     pods_per_set = sum(c.replicas for c in components)
     if pods_per_set == 0:
         return GeneralEstimate(
