@@ -21,6 +21,14 @@ class OverriderOperator(enum.StrEnum):
     REPLACE = "replace"
 
 
+def _check_value(operator: OverriderOperator, value: Any) -> None:
+    """The webhook's rule for JSON-patch style operations: add/replace need a value, remove forbids one."""
+    if operator in (OverriderOperator.ADD, OverriderOperator.REPLACE) and value is None:
+        raise ValueError(f"value is required for operator {operator.value}")
+    if operator is OverriderOperator.REMOVE and value is not None:
+        raise ValueError("value is not allowed for operator remove")
+
+
 class PlaintextOverrider(ApiModel):
     path: str
     operator: OverriderOperator
@@ -30,10 +38,7 @@ class PlaintextOverrider(ApiModel):
     def _value_per_operator(self) -> PlaintextOverrider:
         if not self.path.startswith("/"):
             raise ValueError(f"path {self.path!r} must be a JSON pointer starting with '/'")
-        if self.operator in (OverriderOperator.ADD, OverriderOperator.REPLACE) and self.value is None:
-            raise ValueError(f"value is required for operator {self.operator.value}")
-        if self.operator is OverriderOperator.REMOVE and self.value is not None:
-            raise ValueError("value is not allowed for operator remove")
+        _check_value(self.operator, self.value)
         return self
 
 
@@ -91,10 +96,7 @@ class FieldPatchOperation(ApiModel):
     def _value_per_operator(self) -> FieldPatchOperation:
         if not self.sub_path.startswith("/"):
             raise ValueError(f"subPath {self.sub_path!r} must be a JSON pointer starting with '/'")
-        if self.operator in (OverriderOperator.ADD, OverriderOperator.REPLACE) and self.value is None:
-            raise ValueError(f"value is required for operator {self.operator.value}")
-        if self.operator is OverriderOperator.REMOVE and self.value is not None:
-            raise ValueError("value is not allowed for operator remove")
+        _check_value(self.operator, self.value)
         return self
 
 
