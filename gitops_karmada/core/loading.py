@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gitops_karmada.core.defaults import default_policy
+from gitops_karmada.core.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.layout import name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
 from gitops_karmada.core.scope import ScopeIndex, crd_scopes
@@ -143,6 +144,15 @@ def load(snapshot: Snapshot, config: ToolConfig) -> LoadResult:
     """Decode and validate every input document of ``snapshot`` (already restricted to input paths)."""
     collector = _Collector(config)
     for path in sorted(snapshot):
+        if not _is_utf8(path):
+            shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            collector.diagnostics.append(
+                error(
+                    "the file name is not valid UTF-8; rename it (or exclude it in gitops-karmada.yaml)",
+                    SourceRef(shown, 0),
+                )
+            )
+            continue
         for body, source, prefix in _documents(path, snapshot[path], collector.diagnostics):
             _classify(body, source, prefix, collector)
     scope = ScopeIndex(
@@ -152,6 +162,14 @@ def load(snapshot: Snapshot, config: ToolConfig) -> LoadResult:
     templates = _templates(collector, scope)
     inputs = _assemble(collector, templates)
     return LoadResult(inputs, tuple(collector.diagnostics))
+
+
+def _is_utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # git hands undecodable names over as surrogate escapes
+        return False
+    return True
 
 
 def _doc_index(err: InputError) -> int:
@@ -201,8 +219,14 @@ def _type_name(value: object) -> str:
 def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector: _Collector) -> None:
     api_version, kind = body.get("apiVersion"), body.get("kind")
     if not isinstance(api_version, str) or not isinstance(kind, str) or not api_version or not kind:
+        missing = "apiVersion" if not isinstance(api_version, str) or not api_version else "kind"
         collector.diagnostics.append(
-            warning("document has no apiVersion/kind; skipped", source, prefix.rstrip(".") or "")
+            error(
+                "is required: every document under the input folders must be a Kubernetes object "
+                f"(give it apiVersion and kind, or list the file under exclude: in {CONFIG_FILE})",
+                source,
+                f"{prefix}{missing}",
+            )
         )
         return
     group = group_of(api_version)
@@ -341,24 +365,28 @@ def _validation_diagnostics(
 
 
 def _templates(collector: _Collector, scope: ScopeIndex) -> tuple[Manifest, ...]:
-    seen: dict[tuple[str, str, str, str], SourceRef] = {}
+    # Keyed as the rendered path is (the kind lower-cased): two objects must never share a file or a record.
+    seen: dict[tuple[str, str, str, str], tuple[ObjectKey, SourceRef]] = {}
     skipped = [re.compile(pattern) for pattern in collector.config.skipped_propagating_namespaces]
     templates: list[Manifest] = []
     for body, source, prefix in collector.raw_templates:
         manifest = _template(body, source, prefix, scope, collector.diagnostics)
         if manifest is None:
             continue
-        identity = manifest.key.identity
-        if identity in seen:
+        key = manifest.key
+        slot = (key.group, key.kind.lower(), key.namespace, key.name)
+        if slot in seen:
+            other, where = seen[slot]
+            what = (
+                f"duplicate object {key}"
+                if other.identity == key.identity
+                else f"{key} and {other} would be written to the same files"
+            )
             collector.diagnostics.append(
-                error(
-                    f"duplicate object {manifest.key} (also defined in {seen[identity]})",
-                    source,
-                    prefix.rstrip("."),
-                )
+                error(f"{what} (also defined in {where})", source, prefix.rstrip("."))
             )
             continue
-        seen[identity] = source
+        seen[slot] = (key, source)
         namespace = manifest.key.namespace
         if namespace and (
             namespace in wellknown.RESERVED_NAMESPACES
@@ -384,6 +412,14 @@ def _template(
         return None
     api_version, kind = str(body["apiVersion"]), str(body["kind"])
     problems: list[Diagnostic] = []
+    version_problem = api_version_problem(api_version)
+    if version_problem:
+        diagnostics.append(error(version_problem, source, f"{prefix}apiVersion"))
+        return None
+    problem = kind_problem(group_of(api_version), kind)
+    if problem:
+        diagnostics.append(error(problem, source, f"{prefix}kind"))
+        return None
     name = metadata.get("name")
     if not isinstance(name, str) or not name:
         reason = (

@@ -7,14 +7,16 @@ PyYAML's ``SafeLoader`` differs, this module does what go-yaml v2 does:
 * ``y``/``n``/``yes``/``no``/``on``/``off`` in the usual casings are booleans, and so on for the whole go-yaml
   resolve table; numbers are what Go's ``strconv`` accepts after go-yaml drops every ``_`` (``1e3``,
   ``0o17``, ``+1`` and ``08`` are numbers, ``1e400`` is a string);
-* unknown tags are ignored (a tagged scalar is its text), ``!!binary`` is decoded to text;
+* local tags (``!foo``) are ignored (a tagged scalar is its text), ``!!binary`` is decoded to text;
 * an alias is a fresh copy of its anchor's value, and go-yaml's "excessive aliasing" guard applies.
 
 Stricter than Kubernetes, on purpose: a mapping key must be a string, so ``on:``, ``y:`` or ``1:`` must be
 quoted (sigs.k8s.io/yaml would silently turn them into ``"true"`` and ``"1"``), and a key may occur once per
 mapping (as in go-yaml v3 and ``UnmarshalStrict``); the errors name the line. ``<<`` merges follow the YAML
 merge-key spec (explicit keys win wherever they are; go-yaml v2's non-strict decoder lets a later ``<<``
-overwrite earlier explicit keys).
+overwrite earlier explicit keys). A tag of YAML's own ``!!`` namespace that Kubernetes has no type for
+(``!!python/object``) is an error instead of a silent change of type, and a document may nest at
+most ``MAX_DEPTH`` levels, so no input can exhaust the recursion of the code that walks it later.
 
 Pure: parses the bytes or text it is given, nothing else.
 """
@@ -88,6 +90,16 @@ _TIMESTAMP: Final = "tag:yaml.org,2002:timestamp"
 _MERGE: Final = "tag:yaml.org,2002:merge"
 _BINARY: Final = "tag:yaml.org,2002:binary"
 _RESOLVABLE: Final = frozenset({_INT, _FLOAT, _BOOL, _NULL, _TIMESTAMP, _MERGE})
+_STANDARD_PREFIX: Final = "tag:yaml.org,2002:"
+# YAML 1.1's own types (yaml.org/type): go-yaml v2 reads the collection ones as plain mappings/sequences.
+# Anything else in the ``!!`` namespace is a language-specific type (``!!python/object``), never Kubernetes'.
+_YAML_TYPES: Final = frozenset(
+    _STANDARD_PREFIX + name
+    for name in ("str", "int", "float", "bool", "null", "timestamp", "binary", "merge", "map", "seq",
+                 "set", "omap", "pairs", "value", "yaml")
+)  # fmt: skip
+MAX_DEPTH: Final = 128
+"""Deepest nesting of mappings and sequences a document may have (Kubernetes objects stay far below)."""
 
 # go-yaml v2's resolveMap: looked up for plain scalars whose first character has a "hint" (below).
 _WORDS: Final[dict[str, tuple[str, Any]]] = {
@@ -348,6 +360,13 @@ class KubernetesLoader(yaml.CSafeLoader):
                     raise _DocumentError(
                         f"mapping key is a {what}; JSON object keys must be strings", event.start_mark
                     )
+                if event.tag is not None and event.tag.startswith(_STANDARD_PREFIX):
+                    _check_standard_tag(event)
+                if len(stack) >= MAX_DEPTH:
+                    raise _DocumentError(
+                        f"nested more than {MAX_DEPTH} levels deep (the limit for any document)",
+                        event.start_mark,
+                    )
                 if event.anchor is not None:
                     anchors[event.anchor] = _BEING_BUILT
                 stack.append(_Collection({} if kind is mapping_start else [], event.anchor))
@@ -434,7 +453,19 @@ def _tagged_scalar_value(event: yaml.ScalarEvent) -> Any:
         except binascii.Error:
             raise _DocumentError("!!binary value contains invalid base64 data", event.start_mark) from None
         return data.decode("utf-8", "replace")  # as Go's json.Marshal writes a string of arbitrary bytes
-    return event.value  # go-yaml v2 ignores tags it does not know
+    if tag is not None and tag.startswith(_STANDARD_PREFIX):
+        _check_standard_tag(event)
+    return event.value  # go-yaml v2 ignores the other tags
+
+
+def _check_standard_tag(event: Any) -> None:
+    """A ``!!`` tag must be one of YAML's own types: ``!!python/int "5"`` would silently become a string."""
+    if event.tag not in _YAML_TYPES:
+        raise _DocumentError(
+            f"unsupported YAML tag {_short_tag(event.tag)}: Kubernetes manifests have no such type "
+            "(remove the tag)",
+            event.start_mark,
+        )
 
 
 def _tagged_value(tag: str, event: yaml.ScalarEvent) -> Any:

@@ -198,6 +198,57 @@ CASES: list[tuple[str, str, str]] = [
         "bad.yaml[0] items[0]: must be a mapping, not a number",
     ),
     (
+        "document-without-apiversion",
+        "title: not a Kubernetes object\n",
+        "bad.yaml[0] apiVersion: is required: every document under the input folders must be a Kubernetes "
+        "object (give it apiVersion and kind, or list the file under exclude: in gitops-karmada.yaml)",
+    ),
+    (
+        "template-lost-its-apiversion",
+        "kind: Deployment\nmetadata:\n  name: web\n",
+        "bad.yaml[0] apiVersion: is required",
+    ),
+    ("template-without-kind", "apiVersion: v1\nmetadata: {name: a}\n", "bad.yaml[0] kind: is required"),
+    (
+        "kind-in-the-wrong-case",
+        "apiVersion: v1\nkind: configmap\nmetadata: {name: a}\n",
+        "bad.yaml[0] kind: the core group (apiVersion: v1) has no kind 'configmap'; kinds are case-sensitive: "
+        "did you mean 'ConfigMap'?",
+    ),
+    (
+        "kind-with-a-group-suffix",
+        "apiVersion: v1\nkind: Deployment.apps\nmetadata: {name: a}\n",
+        "bad.yaml[0] kind: 'Deployment.apps' is not a valid kind",
+    ),
+    (
+        "kind-with-a-slash",
+        "apiVersion: example.com/v1\nkind: x/y\nmetadata: {name: a}\n",
+        "bad.yaml[0] kind: 'x/y' is not a valid kind",
+    ),
+    ("kind-dot-dot", "apiVersion: example.com/v1\nkind: '..'\nmetadata: {name: a}\n", "kind: '..' is not"),
+    (
+        "apiversion-escapes",
+        "apiVersion: ../../../etc/v1\nkind: Widget\nmetadata: {name: a}\n",
+        "bad.yaml[0] apiVersion: '../../../etc/v1' is not a valid apiVersion: the group '../../../etc' must be",
+    ),
+    (
+        "two-kinds-one-file",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: a}\n---\n"
+        "apiVersion: example.com/v1\nkind: WIDGET\nmetadata: {name: a}\n",
+        "bad.yaml[1]: WIDGET.example.com/default/a and Widget.example.com/default/a would be written to the "
+        "same files (also defined in bad.yaml[0])",
+    ),
+    (
+        "python-tag",
+        DEPLOY + "  name: web\nspec:\n  replicas: !!python/int '5'\n",
+        "bad.yaml[0]: line 6 column 13: unsupported YAML tag !!python/int",
+    ),
+    (
+        "nested-too-deep",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  x: " + "[" * 200 + "]" * 200 + "\n",
+        "bad.yaml[0]: line 5 column 132: nested more than 128 levels deep",
+    ),
+    (
         "list-item-invalid",
         "apiVersion: v1\nkind: List\nitems:\n- " + DEPLOY.replace("\n", "\n  ") + "  name: Bad\n",
         "bad.yaml[0] items[0].metadata.name: 'Bad' is not a valid Kubernetes name",
@@ -234,11 +285,26 @@ def test_bad_configuration_is_reported(text: str, expected: str) -> None:
     assert any(expected in str(d) for d in diagnostics), [str(d) for d in diagnostics]
 
 
-def test_documents_without_kind_are_skipped_with_a_warning() -> None:
+def test_a_file_name_that_is_not_utf8_is_an_error_not_a_crash() -> None:
     config, _ = load_config(None)
-    result = load({"notes.yaml": b"title: not a Kubernetes object\n"}, config)
-    assert result.ok
-    assert [str(d) for d in result.diagnostics] == ["notes.yaml[0]: document has no apiVersion/kind; skipped"]
+    name = b"apps/caf\xe9.yaml".decode("utf-8", "surrogateescape")  # as git hands such a name over
+    result = load({name: (DEPLOY + "  name: web\n").encode()}, config)
+    assert [str(d) for d in result.diagnostics] == [
+        "apps/caf\\xe9.yaml[0]: the file name is not valid UTF-8; rename it (or exclude it in "
+        "gitops-karmada.yaml)"
+    ]
+
+
+def test_excluded_files_are_not_read(tmp_path: Path) -> None:
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {
+            CONFIG_FILE: "exclude: ['docs/*']\n",
+            "docs/notes.yaml": "title: not a Kubernetes object\n",
+            "policies/web.yaml": WEB_POLICY,
+        },
+    )
+    repo.cli("validate")
 
 
 def test_validate_reports_every_error_of_every_file_and_exits_1(tmp_path: Path) -> None:
