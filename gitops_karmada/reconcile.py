@@ -30,13 +30,9 @@ from gitops_karmada.core.detector import ClaimState, PolicyIndex, PolicyMatch, m
 from gitops_karmada.core.dispatch import merge_target_clusters, should_suspend_dispatching
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
 from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_path, manifest_path
+from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates
 from gitops_karmada.core.loading import Inputs, load, load_bindings
-from gitops_karmada.core.overrides import (
-    OverrideResult,
-    annotate_applied_overrides,
-    apply_overrides,
-    unused_override_policies,
-)
+from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
 from gitops_karmada.core.quota import (
     QuotaLedger,
     federated_quota_status,
@@ -142,6 +138,8 @@ class TemplateOutcome:
     """A Lazy policy changed but the template did not: the previous placement was kept."""
     interpreted_by: str = ""
     """Who answered for replicas or components: customization/<name>, thirdparty or native."""
+    removed: bool = False
+    """Its binding is gone (template deleted, or a dependency nothing requires any more)."""
 
     @property
     def failed(self) -> bool:
@@ -300,7 +298,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         [b for ident, b in previous.items() if ident in current],
         enforcement=inputs.config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT),
     )
-    diagnostics.extend(_unused_override_policies(inputs))
+    diagnostics.extend(cross_object_warnings(inputs, index))
     requirers, dependency_diagnostics = _dependency_requirements(run, templates, matches)
     diagnostics.extend(dependency_diagnostics)
     # workloads first, then the objects they depend on, which follow them to their clusters
@@ -315,6 +313,11 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             required = _requirements(requirers[ident], done)
             done[ident] = _process(run, template, matches[ident], previous.get(ident), required)
     outcomes = [done[t.key.identity] for t in templates]
+    diagnostics.extend(
+        unmatched_templates(
+            t for t, o in zip(templates, outcomes, strict=True) if o.match.state is ClaimState.UNMATCHED
+        )
+    )
     # templates deleted from the repository: their bindings go, and with them the files they wrote
     for ident, binding in sorted(previous.items()):
         if ident not in current:
@@ -359,7 +362,7 @@ def _deleted(run: _Run, binding: ResourceBinding) -> TemplateOutcome:
     key = _binding_key(binding)
     if not binding.spec.preserve_resources_on_deletion:
         reason = "the template was deleted; its manifests are removed"
-        return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=reason))
+        return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=reason), removed=True)
     released: list[str] = []
     for cluster in applied_clusters(binding):
         path = manifest_path(run.config.output.clusters_dir, cluster, key)
@@ -379,7 +382,10 @@ def _deleted(run: _Run, binding: ResourceBinding) -> TemplateOutcome:
         "the template was deleted; preserveResourcesOnDeletion keeps its manifests, released from management"
     )
     return TemplateOutcome(
-        key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=reason), released=tuple(released)
+        key=key,
+        match=PolicyMatch(ClaimState.UNMATCHED, reason=reason),
+        released=tuple(released),
+        removed=True,
     )
 
 
@@ -448,7 +454,7 @@ def _process(
     if match.state is ClaimState.ORPHANED and was_attached and not required:
         # a dependency nothing requires any more: its attached binding goes, and its files with it
         gone = "no workload requires it any more (propagateDeps); its manifests are removed"
-        return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=gone))
+        return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=gone), removed=True)
     if attached:
         match = PolicyMatch(
             ClaimState.ATTACHED,
@@ -893,19 +899,6 @@ def _quota_outputs(
     return diagnostics, tuple(settled)
 
 
-def _unused_override_policies(inputs: Inputs) -> list[Diagnostic]:
-    """A warning, at the policy's document, for each override policy whose selectors select nothing."""
-    bodies = [t.body for t in inputs.templates]
-    found: list[Diagnostic] = []
-    for cop in inputs.cluster_override_policies:
-        for message in unused_override_policies(bodies, [cop], []):
-            found.append(warning(message, inputs.sources.get((cop.kind, "", cop.name))))
-    for op in inputs.override_policies:
-        for message in unused_override_policies(bodies, [], [op]):
-            found.append(warning(message, inputs.sources.get((op.kind, op.namespace, op.name))))
-    return found
-
-
 def _interpreted_by(run: _Run, template: Manifest, components: tuple[Component, ...]) -> str:
     operation = Operation.INTERPRET_COMPONENT if components else Operation.INTERPRET_REPLICA
     return run.interpreter.answered_by(template.key.api_version, template.key.kind, operation) or ""
@@ -933,6 +926,9 @@ def _interpret(
         return 0, None, interpreter.get_components(template.body)
     if interpreter.hook_enabled(key.api_version, key.kind, Operation.INTERPRET_REPLICA):
         replicas, requirements = interpreter.get_replicas(template.body)
+        if replicas < 0:
+            # the API server would refuse the object; never render a negative count into a manifest
+            raise InterpretError(f"replicas must be greater than or equal to 0, got {replicas}")
         if (
             requirements is not None
             and not requirements.namespace

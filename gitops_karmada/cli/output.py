@@ -82,6 +82,11 @@ def placement_table(result: RenderResult, width: int = 160) -> str:
     for outcome in result.outcomes:
         binding = outcome.binding
         if binding is None:
+            # nothing vanishes from the table: unmatched, waiting, ignored and removed templates are rows too
+            status = ("released" if outcome.released else "removed") if outcome.removed else None
+            table.add_row(
+                str(outcome.key), "-", *("-" for _ in clusters), status or outcome.match.state.value
+            )
             continue
         policy = outcome.match.policy
         # kubectl short names: pp / cpp

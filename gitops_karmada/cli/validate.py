@@ -1,4 +1,9 @@
-"""``gitops-karmada validate``: check every document and report all errors (file, document, field)."""
+"""``gitops-karmada validate``: every check ``reconcile`` would make, in memory, without writing anything.
+
+It runs the same pipeline as ``render`` (loading, matching, interpreting, scheduling, quotas, overrides,
+rendering), so whatever ``reconcile`` would refuse or report, ``validate`` reports first: all errors and
+warnings, each naming the file, the document and the field.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ import click
 
 from gitops_karmada.cli.options import read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics
-from gitops_karmada.core.loading import load, load_bindings
+from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.reconcile import reconcile
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -16,22 +22,29 @@ if TYPE_CHECKING:
 
 @click.command()
 @source_options
-def validate(repo: Path, rev: str, worktree: bool) -> None:
-    """Validate templates, policies, clusters and binding records; exit 1 on any error."""
+@click.option("--strict", is_flag=True, help="Treat every warning as an error (exit 1 on any).")
+def validate(repo: Path, rev: str, worktree: bool, strict: bool) -> None:
+    """Check templates, policies, clusters and binding records, and run the pipeline without writing."""
     state = read_source(repo, rev, worktree)
-    request = state.request
-    loaded = load(request.input_files, request.config)
-    _, state_diagnostics = load_bindings(request.state_files)
-    diagnostics = [*request.config_diagnostics, *loaded.diagnostics, *state_diagnostics]
+    result = reconcile(state.request)
+    diagnostics = result.diagnostics
     echo_diagnostics(diagnostics)
     errors = sum(1 for d in diagnostics if d.is_error)
-    inputs = loaded.inputs
-    if errors:
-        click.echo(f"{errors} error(s) found", err=True)
+    warnings = len(diagnostics) - errors
+    if errors or (strict and warnings):
+        counted = f"{errors} error(s)" + (
+            f" and {warnings} warning(s) (--strict)" if strict and warnings else ""
+        )
+        click.echo(f"{counted} found", err=True)
         raise click.exceptions.Exit(1)
+    inputs = result.inputs
+    assert inputs is not None  # no input errors
     propagation = len(inputs.propagation_policies) + len(inputs.cluster_propagation_policies)
     overrides = len(inputs.override_policies) + len(inputs.cluster_override_policies)
+    unmatched = sum(1 for o in result.outcomes if o.match.state is ClaimState.UNMATCHED and not o.removed)
     click.echo(
-        f"valid: {len(inputs.templates)} template(s), {propagation} propagation policy(ies), "
-        f"{overrides} override policy(ies), {len(inputs.clusters)} cluster(s)"
+        f"valid: {len(inputs.templates)} template(s)"
+        + (f" ({unmatched} selected by no policy)" if unmatched else "")
+        + f", {propagation} propagation policy(ies), {overrides} override policy(ies), "
+        f"{len(inputs.clusters)} cluster(s)" + (f"; {warnings} warning(s)" if warnings else "")
     )

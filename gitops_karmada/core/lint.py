@@ -1,0 +1,135 @@
+"""Cross-object warnings: what is valid on its own but almost certainly not what the author meant.
+
+A policy that names a cluster the inventory does not have (``membr1``), a propagation policy whose
+selectors select no template, a template that no policy selects: each would otherwise change placement by
+omission without a word. They are warnings at the document concerned (``validate --strict`` turns them into
+errors). Pure.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+from gitops_karmada.core.overrides import unused_override_policies
+from gitops_karmada.model.diagnostics import Diagnostic, warning
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Sequence
+
+    from gitops_karmada.core.detector import PolicyIndex
+    from gitops_karmada.core.loading import Inputs
+    from gitops_karmada.model.diagnostics import SourceRef
+    from gitops_karmada.model.manifest import Manifest
+    from gitops_karmada.model.overrides import AnyOverridePolicy
+    from gitops_karmada.model.policies import AnyPropagationPolicy, ClusterAffinity, PropagationSpec
+
+
+def cross_object_warnings(inputs: Inputs, index: PolicyIndex) -> list[Diagnostic]:
+    """Unknown cluster names, and policies (propagation or override) whose selectors select nothing."""
+    found = list(unknown_cluster_names(inputs))
+    found.extend(_propagation_policies_selecting_nothing(inputs, index))
+    found.extend(_override_policies_selecting_nothing(inputs))
+    return found
+
+
+UNMATCHED_MESSAGE = "no propagation policy selects {}: it is not propagated to any cluster"
+
+
+def unmatched_templates(templates: Iterable[Manifest]) -> list[Diagnostic]:
+    """One warning per template no policy selects (at its document), so nothing vanishes silently."""
+    return [warning(UNMATCHED_MESSAGE.format(t.key), t.source) for t in templates]
+
+
+# -- cluster names -------------------------------------------------------------------------------------------
+
+
+def unknown_cluster_names(inputs: Inputs) -> Iterator[Diagnostic]:
+    known = sorted(cluster.name for cluster in inputs.clusters)
+    policies: list[AnyPropagationPolicy] = [
+        *inputs.propagation_policies,
+        *inputs.cluster_propagation_policies,
+    ]
+    overrides: list[AnyOverridePolicy] = [*inputs.cluster_override_policies, *inputs.override_policies]
+    for policy in policies:
+        source = inputs.sources.get((policy.kind, policy.namespace, policy.name))
+        for field, name in _propagation_cluster_names(policy.spec):
+            if name not in known:
+                yield _unknown(name, known, source, field)
+    for override in overrides:
+        source = inputs.sources.get((override.kind, override.namespace, override.name))
+        for field, name in _override_cluster_names(override):
+            if name not in known:
+                yield _unknown(name, known, source, field)
+
+
+def _unknown(name: str, known: Sequence[str], source: SourceRef | None, field: str) -> Diagnostic:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    inventory = ", ".join(known) if known else "no clusters"
+    return warning(f"cluster {name!r} is not in the inventory{hint}; it has {inventory}", source, field)
+
+
+def _affinity_names(affinity: ClusterAffinity | None, field: str) -> Iterator[tuple[str, str]]:
+    if affinity is None:
+        return
+    for i, name in enumerate(affinity.cluster_names):
+        yield f"{field}.clusterNames[{i}]", name
+    for i, name in enumerate(affinity.exclude):
+        yield f"{field}.exclude[{i}]", name
+
+
+def _propagation_cluster_names(spec: PropagationSpec) -> Iterator[tuple[str, str]]:
+    placement = spec.placement
+    yield from _affinity_names(placement.cluster_affinity, "spec.placement.clusterAffinity")
+    for i, term in enumerate(placement.cluster_affinities):
+        yield from _affinity_names(term, f"spec.placement.clusterAffinities[{i}]")
+    strategy = placement.replica_scheduling
+    preference = strategy.weight_preference if strategy is not None else None
+    for i, weight in enumerate(preference.static_weight_list if preference is not None else ()):
+        field = f"spec.placement.replicaScheduling.weightPreference.staticWeightList[{i}].targetCluster"
+        yield from _affinity_names(weight.target_cluster, field)
+    on_clusters = spec.suspension.dispatching_on_clusters if spec.suspension is not None else None
+    for i, name in enumerate(on_clusters.cluster_names if on_clusters is not None else ()):
+        yield f"spec.suspension.dispatchingOnClusters.clusterNames[{i}]", name
+
+
+def _override_cluster_names(policy: AnyOverridePolicy) -> Iterator[tuple[str, str]]:
+    spec = policy.spec
+    if spec.override_rules:
+        for i, rule in enumerate(spec.override_rules):
+            yield from _affinity_names(rule.target_cluster, f"spec.overrideRules[{i}].targetCluster")
+    else:
+        yield from _affinity_names(spec.target_cluster, "spec.targetCluster")
+
+
+# -- policies that select nothing --------------------------------------------------------------------------
+
+
+def _propagation_policies_selecting_nothing(inputs: Inputs, index: PolicyIndex) -> Iterator[Diagnostic]:
+    selecting: set[tuple[str, str, str]] = set()
+    for template in inputs.templates:
+        for ranked in index.candidates_for(template):
+            selecting.update((c.policy.kind, c.policy.namespace, c.policy.name) for c in ranked)
+    policies: list[AnyPropagationPolicy] = [
+        *inputs.propagation_policies,
+        *inputs.cluster_propagation_policies,
+    ]
+    for ident in ((p.kind, p.namespace, p.name) for p in policies):
+        if ident not in selecting:
+            where = f" in namespace {ident[1]}" if ident[1] else ""
+            yield warning(
+                f"resourceSelectors select no resource template{where}: this policy propagates nothing",
+                inputs.sources.get(ident),
+                "spec.resourceSelectors",
+            )
+
+
+def _override_policies_selecting_nothing(inputs: Inputs) -> Iterator[Diagnostic]:
+    bodies = [t.body for t in inputs.templates]
+    for cop in inputs.cluster_override_policies:
+        for message in unused_override_policies(bodies, [cop], []):
+            yield warning(message, inputs.sources.get((cop.kind, "", cop.name)))
+    for op in inputs.override_policies:
+        for message in unused_override_policies(bodies, [], [op]):
+            yield warning(message, inputs.sources.get((op.kind, op.namespace, op.name)))

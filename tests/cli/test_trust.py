@@ -1,0 +1,156 @@
+"""Issue 10: nothing disappears, is deleted or is reported falsely without a word (CLI, real repositories).
+
+Each test names the item of the issue it pins; the general rules (the tool's output reads back, every
+change to the cluster folders is named) are properties in tests/properties/test_trust_properties.py.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.action.scenarios import REPO_LAYOUT
+from tests.builders import deployment, pp_doc
+from tests.cli.test_reconcile import WEB_POLICY, shop
+from tests.fleet import FleetRepo
+from tests.gitrepos import git
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@pytest.fixture
+def example_fleet(tmp_path: Path) -> FleetRepo:
+    """repo-layout/ committed as it ships."""
+    shutil.copytree(REPO_LAYOUT, tmp_path / "example")
+    git(tmp_path / "example", "init", "-q", "-b", "main")
+    repo = FleetRepo(tmp_path / "example")
+    repo.commit("example fleet")
+    return repo
+
+
+# -- item 2: a template that loses its apiVersion is an error, not a deletion --------------------------------
+
+
+def test_a_template_that_loses_its_apiversion_stops_the_run_instead_of_deleting_it(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.cli("reconcile")
+    before = repo.tree("clusters")
+    repo.write("apps/web.yaml", repo.read("apps/web.yaml").replace("apiVersion: apps/v1\n", ""))
+    repo.commit("lost a line")
+    done = repo.cli("reconcile", check=1)
+    assert "apps/web.yaml[0] apiVersion: is required" in done.stderr
+    assert "nothing written" in done.stderr
+    assert repo.tree("clusters") == before
+    assert "apps/web.yaml[0] apiVersion: is required" in repo.cli("validate", check=1).stderr
+
+
+# -- item 3: unmatched templates, unknown cluster names, policies that select nothing, type errors ----------
+
+
+def test_a_template_no_policy_selects_is_named_by_validate_and_render(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write("apps/typo.yaml", deployment("api", "shop", labels={"tier": "backend"}))
+    repo.commit("a Deployment nobody selects")
+    validated = repo.cli("validate")
+    assert (
+        "apps/typo.yaml[0]: no propagation policy selects Deployment.apps/shop/api: it is not propagated"
+        in validated.stderr
+    )
+    assert "valid: 3 template(s) (1 selected by no policy)" in validated.stdout
+    assert "1 warning(s)" in validated.stdout
+    rendered = repo.cli("render")
+    row = next(line for line in rendered.stdout.splitlines() if "Deployment.apps/shop/api" in line)
+    assert row.split()[-1] == "unmatched"
+    assert "no propagation policy selects Deployment.apps/shop/api" in rendered.stderr
+    strict = repo.cli("validate", "--strict", check=1)
+    assert "0 error(s) and 1 warning(s) (--strict) found" in strict.stderr
+
+
+def test_cluster_names_missing_from_the_inventory_get_a_did_you_mean(tmp_path: Path) -> None:
+    policy = WEB_POLICY.copy()
+    policy["spec"] = {
+        **policy["spec"],
+        "placement": {"clusterAffinity": {"clusterNames": ["membr1", "member2", "member9"]}},
+    }
+    override = {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "OverridePolicy",
+        "metadata": {"name": "labels", "namespace": "shop"},
+        "spec": {
+            "overrideRules": [
+                {
+                    "targetCluster": {"clusterNames": ["member2", "memebr3"]},
+                    "overriders": {"labelsOverrider": [{"operator": "add", "value": {"a": "b"}}]},
+                }
+            ]
+        },
+    }
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {
+            "apps/web.yaml": deployment("web", "shop"),
+            "policies/web.yaml": policy,
+            "overrides/labels.yaml": override,
+        },
+        clusters=3,
+    )
+    done = repo.cli("validate")
+    assert (
+        "policies/web.yaml[0] spec.placement.clusterAffinity.clusterNames[0]: cluster 'membr1' is not in the "
+        "inventory (did you mean 'member1'?); it has member1, member2, member3"
+    ) in done.stderr
+    assert "clusterNames[2]: cluster 'member9' is not in the inventory (did you mean" in done.stderr
+    assert (
+        "overrides/labels.yaml[0] spec.overrideRules[0].targetCluster.clusterNames[1]: cluster 'memebr3' is "
+        "not in the inventory (did you mean 'member3'?)"
+    ) in done.stderr
+    repo.cli("validate", "--strict", check=1)
+
+
+def test_a_propagation_policy_that_selects_nothing_is_named(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write(
+        "policies/typo.yaml",
+        pp_doc("typo", "shop", [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "wbe"}]),
+    )
+    repo.commit("selector typo")
+    done = repo.cli("validate")
+    assert (
+        "policies/typo.yaml[0] spec.resourceSelectors: resourceSelectors select no resource template in "
+        "namespace shop: this policy propagates nothing"
+    ) in done.stderr
+
+
+def test_validate_catches_what_render_would_refuse(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    web = deployment("web", "shop")
+    for bad, message in (
+        ("5", "spec.replicas must be an integer, not string '5'"),
+        ("many", "spec.replicas must be an integer, not string 'many'"),
+        (-2, "replicas must be greater than or equal to 0, got -2"),
+    ):
+        web["spec"]["replicas"] = bad
+        repo.write("apps/web.yaml", web)
+        repo.commit(f"replicas {bad!r}")
+        validated = repo.cli("validate", check=1)
+        assert message in validated.stderr, validated.stderr
+        assert "apps/web.yaml[0]" in validated.stderr
+        rendered = repo.cli("render", check=1)
+        assert message in rendered.stderr
+
+
+# -- item 1 (and the rule behind it): the tool's own output reads back -------------------------------------
+
+
+def test_validate_render_and_verify_pass_on_the_example_fleet_after_reconcile(
+    example_fleet: FleetRepo,
+) -> None:
+    example_fleet.cli("reconcile")
+    assert "valid:" in example_fleet.cli("validate", "--strict").stdout
+    example_fleet.cli("render")
+    example_fleet.cli("verify")
+    base = example_fleet.head()
+    example_fleet.cli("diff", "--base", base, "--head", base)
