@@ -679,7 +679,7 @@ def _process(
             clusters=targets,
             scheduled=condition,
             observed_affinity_name=observed,
-            applied=applied,
+            rendered=applied,
             scheduled_changed=changed,
             reschedule_triggered_at=run.request.now if key.identity in run.request.reschedule else None,
             template_hash=current_hash,

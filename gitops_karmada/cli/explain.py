@@ -15,6 +15,7 @@ import click
 
 from gitops_karmada.cli.options import read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
+from gitops_karmada.core.binding import applied_clusters, render_notes
 from gitops_karmada.core.overrides import describe_override_result
 from gitops_karmada.reconcile import reconcile
 
@@ -106,17 +107,15 @@ def explanation(outcome: TemplateOutcome) -> dict[str, Any]:
             **({"condition": scheduled.to_api()} if scheduled else {}),
             **({"explanation": outcome.schedule.explanation.to_dict()} if outcome.schedule else {}),
         }  # fmt: skip
-        status = {item.cluster_name: item for item in binding.status.aggregated_status}
+        rendered = set(applied_clusters(binding))
+        notes = render_notes(binding)
         data["clusters"] = [
             {
                 "name": target.name,
                 "replicas": target.replicas,
                 **({"path": outcome.paths[target.name]} if target.name in outcome.paths else {}),
-                **(
-                    {"applied": status[target.name].applied, "message": status[target.name].applied_message}
-                    if target.name in status
-                    else {}
-                ),
+                "rendered": target.name in rendered,
+                **({"message": notes[target.name]} if target.name in notes else {}),
                 **(
                     {"overrides": outcome.overrides[target.name].to_dict()}
                     if target.name in outcome.overrides

@@ -10,6 +10,7 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
+from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.serialize import dump_yaml
 
 if TYPE_CHECKING:
@@ -61,13 +62,13 @@ def to_yaml(data: Any) -> str:
 
 
 def _cell(binding: ResourceBinding, cluster: str) -> str:
-    applied = {item.cluster_name: item.applied for item in binding.status.aggregated_status}
+    rendered = set(applied_clusters(binding))
     for target in binding.spec.clusters:
         if target.name == cluster:
             mark = str(target.replicas) if (binding.spec.replicas or target.replicas) else "✓"
-            return mark if applied.get(cluster, True) else f"{mark} (conflict)"
+            return mark if cluster in rendered else f"{mark} (not written)"
     # sent there for the workloads that require it (propagateDeps)
-    return "✓" if applied.get(cluster) else "-"
+    return "✓" if cluster in rendered else "-"
 
 
 def placement_table(result: RenderResult, width: int = 160) -> str:

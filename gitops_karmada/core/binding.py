@@ -2,9 +2,14 @@
 
 The record carries what Karmada's binding carries (claim metadata, resource reference, replicas and
 requirements or components, the defaulted placement, policy fields, the scheduling result, conditions)
-plus, in ``status.aggregatedStatus``, which clusters' folders really received the manifest
-(``applied``): a later run only ever deletes or rewrites files its bindings say it wrote, which is how
-hand-written files in a cluster folder survive.
+plus which clusters' folders really received the manifest (the ``gitops-karmada.io/rendered-clusters``
+annotation, with a ``Rendered`` condition saying why a target got none): a later run only ever deletes or
+rewrites files its bindings say it wrote, which is how hand-written files in a cluster folder survive.
+
+It says only what is known. Writing a file into a cluster folder is not applying it to the cluster:
+``status.aggregatedStatus`` and the ``FullyApplied`` condition stay absent until status observed in the
+member clusters is brought in (records written before this rule kept ownership in
+``aggregatedStatus[].applied``; they are still read).
 
 Times are never read from a clock: ``now`` is the source commit's time, and a condition keeps its
 previous ``lastTransitionTime`` while its status does not change, so identical inputs give identical
@@ -14,6 +19,7 @@ records.
 from __future__ import annotations
 
 import functools
+import json
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,7 +28,6 @@ from gitops_karmada.core.layout import binding_name
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import ObjectMeta
 from gitops_karmada.model.bindings import (
-    AggregatedStatusItem,
     BindingSnapshot,
     Component,
     ObjectReference,
@@ -45,8 +50,13 @@ SOURCE_ANNOTATION = "gitops-karmada.io/source"
 TEMPLATE_HASH_ANNOTATION = "gitops-karmada.io/template-hash"
 """Digest of the template content this binding was built from (Lazy activation needs it)."""
 
+RENDERED_CLUSTERS_ANNOTATION = "gitops-karmada.io/rendered-clusters"
+"""Comma-separated clusters whose folder holds the manifest this binding's run wrote (ownership)."""
+RENDER_NOTES_ANNOTATION = "gitops-karmada.io/render-notes"
+"""JSON object: cluster → why its folder did not get the manifest, or was left as it was."""
+
 SCHEDULED = "Scheduled"
-FULLY_APPLIED = "FullyApplied"
+RENDERED = "Rendered"
 SCHEDULE_SUCCESS_MESSAGE = "Binding has been scheduled successfully."
 
 
@@ -63,7 +73,7 @@ class BindingInputs:
     scheduled: Condition | None
     """The Scheduled condition; None for an attached (dependency) binding, which is never scheduled."""
     observed_affinity_name: str = ""
-    applied: dict[str, tuple[bool, str]] | None = None
+    rendered: dict[str, tuple[bool, str]] | None = None
     """Cluster → (its folder holds our manifest, a message: why not, or why it was left as it was)."""
     template_hash: str = ""
     hold_previous_spec: bool = False
@@ -123,6 +133,15 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         else wellknown.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL
     )
     labels[id_label] = binding_permanent_id(template)
+    if inputs.rendered is not None:
+        annotations[RENDERED_CLUSTERS_ANNOTATION] = ",".join(
+            name for name, (ok, _) in sorted(inputs.rendered.items()) if ok
+        )
+        notes = {name: message for name, (_, message) in sorted(inputs.rendered.items()) if message}
+        if notes:
+            annotations[RENDER_NOTES_ANNOTATION] = json.dumps(
+                notes, separators=(",", ":"), ensure_ascii=False
+            )
     metadata = ObjectMeta(
         name=binding_name(key),
         **({"namespace": key.namespace} if key.namespace else {}),
@@ -201,30 +220,8 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         status_fields["last_scheduled_time"] = now
     elif previous_time is not None:
         status_fields["last_scheduled_time"] = previous_time
-    if inputs.applied is not None:
-        items = tuple(
-            AggregatedStatusItem(cluster_name=name, applied=ok, applied_message=message)
-            if message
-            else AggregatedStatusItem(cluster_name=name, applied=ok)
-            for name, (ok, message) in sorted(inputs.applied.items())
-        )
-        if items:
-            status_fields["aggregated_status"] = items
-        all_applied = all(ok for ok, _ in inputs.applied.values())
-        conditions.append(
-            carry_condition(
-                Condition(
-                    type=FULLY_APPLIED,
-                    status="True" if all_applied else "False",
-                    reason="FullyAppliedSuccess" if all_applied else "FullyAppliedFailed",
-                    message="All works have been successfully applied"
-                    if all_applied
-                    else "Failed to apply all works, see status.aggregatedStatus for details",
-                ),
-                previous,
-                now,
-            )
-        )
+    if inputs.rendered:
+        conditions.append(carry_condition(rendered_condition(inputs.rendered), previous, now))
     status_fields["conditions"] = tuple(conditions)
     status = ResourceBindingStatus(**status_fields)
     return ResourceBinding(
@@ -236,6 +233,39 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     )
 
 
+def rendered_condition(rendered: dict[str, tuple[bool, str]]) -> Condition:
+    """``Rendered``: True when every target folder holds the manifest; else which did not, and why."""
+    missing = {name: message for name, (ok, message) in sorted(rendered.items()) if not ok}
+    notes = {name: message for name, (ok, message) in sorted(rendered.items()) if ok and message}
+    if not missing:
+        message = "Manifests are written in every target cluster's folder"
+        if notes:
+            message += "; " + "; ".join(f"{name}: {note}" for name, note in notes.items())
+        return Condition(type=RENDERED, status="True", reason="RenderSucceed", message=message)
+    return Condition(
+        type=RENDERED,
+        status="False",
+        reason="RenderFailed",
+        message="; ".join(f"{name}: {why}" for name, why in missing.items()),
+    )
+
+
 def applied_clusters(binding: ResourceBinding) -> tuple[str, ...]:
     """Clusters whose folder holds the manifest this binding's run wrote."""
+    recorded = binding.metadata.annotations.get(RENDERED_CLUSTERS_ANNOTATION)
+    if recorded is not None:
+        return tuple(name for name in recorded.split(",") if name)
+    # records written before the annotation kept ownership in aggregatedStatus[].applied
     return tuple(item.cluster_name for item in binding.status.aggregated_status if item.applied)
+
+
+def render_notes(binding: ResourceBinding) -> dict[str, str]:
+    """Cluster → why its folder did not get the manifest, or was left as it was."""
+    recorded = binding.metadata.annotations.get(RENDER_NOTES_ANNOTATION)
+    if recorded is not None:
+        try:
+            notes = json.loads(recorded)
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in notes.items()} if isinstance(notes, dict) else {}
+    return {i.cluster_name: i.applied_message for i in binding.status.aggregated_status if i.applied_message}

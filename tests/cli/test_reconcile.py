@@ -126,9 +126,13 @@ def test_a_hand_written_file_is_never_overwritten_without_overwrite(tmp_path: Pa
     assert "was not written by gitops-karmada" in done.stderr
     assert repo.read("clusters/member2/shop/configmap/settings.yaml") == hand_written
     binding = repo.load("karmada-state/bindings/shop/configmap/settings.yaml")
-    member2 = next(s for s in binding["status"]["aggregatedStatus"] if s["clusterName"] == "member2")
-    assert member2["applied"] is False
-    assert "conflictResolution is Abort" in member2["appliedMessage"]
+    annotations = binding["metadata"]["annotations"]
+    assert annotations["gitops-karmada.io/rendered-clusters"] == "member1,member3"
+    notes = json.loads(annotations["gitops-karmada.io/render-notes"])
+    assert "conflictResolution is Abort" in notes["member2"]
+    rendered = next(c for c in binding["status"]["conditions"] if c["type"] == "Rendered")
+    assert rendered["status"] == "False" and rendered["message"].startswith("member2: ")
+    assert "aggregatedStatus" not in binding["status"], "nothing observed the cluster: no applied claim"
     # deleting the template does not delete the file the tool never wrote
     repo.delete("apps/config.yaml")
     repo.commit("drop settings")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from tests.builders import deployment, pp_doc, service
@@ -105,11 +106,11 @@ def test_suspended_dispatching_freezes_a_clusters_folder(tmp_path: Path) -> None
     image = "clusters/{}/default/deployment.apps/web.yaml"
     assert "image: web:2" in repo.read(image.format("member1"))
     assert "image: web:1" in repo.read(image.format("member2")), "member2's folder stays as it was"
-    status = repo.load("karmada-state/bindings/default/deployment.apps/web.yaml")["status"][
-        "aggregatedStatus"
+    annotations = repo.load("karmada-state/bindings/default/deployment.apps/web.yaml")["metadata"][
+        "annotations"
     ]
-    member2 = next(s for s in status if s["clusterName"] == "member2")
-    assert member2["applied"] is True and "dispatching is suspended" in member2["appliedMessage"]
+    assert "member2" in annotations["gitops-karmada.io/rendered-clusters"].split(",")
+    assert "dispatching is suspended" in json.loads(annotations["gitops-karmada.io/render-notes"])["member2"]
     # resuming dispatches the current template
     repo.write("p.yaml", web_policy())
     repo.commit("resume")
