@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from gitops_karmada.core.binding import (
     SCHEDULE_SUCCESS_MESSAGE,
     TEMPLATE_HASH_ANNOTATION,
@@ -33,11 +31,19 @@ from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_pa
 from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates
 from gitops_karmada.core.loading import Inputs, load, load_bindings
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
+from gitops_karmada.core.ownership import (
+    QUOTAS_FOLDER,
+    RELEASED_FILE,
+    binding_key,
+    ownership,
+    quota_paths,
+    quota_records,
+    released_entries,
+)
 from gitops_karmada.core.quota import (
     QuotaLedger,
     federated_quota_status,
     member_quota_statuses,
-    static_assignment_quotas,
 )
 from gitops_karmada.core.render import (
     RELEASED_HEADER,
@@ -69,7 +75,6 @@ from gitops_karmada.model.diagnostics import Diagnostic, error, warning
 from gitops_karmada.model.errors import GitopsKarmadaError, InputError, InterpretError, OverrideError
 from gitops_karmada.model.keys import ObjectKey, group_of
 from gitops_karmada.model.policies import ActivationPreference, ConflictResolution
-from gitops_karmada.model.quotas import FederatedResourceQuota
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -80,12 +85,9 @@ if TYPE_CHECKING:
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.overrides import AnyOverridePolicy
     from gitops_karmada.model.policies import Placement
+    from gitops_karmada.model.quotas import FederatedResourceQuota
 
 Identity = tuple[str, str, str, str]
-RELEASED_FILE = "released.yaml"
-QUOTAS_FOLDER = "quotas"
-"""State-folder records of each FederatedResourceQuota with its settled status."""
-"""State-folder record of manifests released from management."""
 OverrideSignature = frozenset[tuple[str, str, str, int]]
 RenderKey = tuple[int | None, int | None, OverrideSignature]
 """What a rendered manifest depends on besides the template: replicas, completions, override rules."""
@@ -197,11 +199,6 @@ def identity(key: ObjectKey) -> Identity:
     return key.identity
 
 
-def _binding_key(binding: ResourceBinding) -> ObjectKey:
-    ref = binding.spec.resource
-    return ObjectKey(ref.api_version, ref.kind, ref.namespace, ref.name)
-
-
 def tie_break_uid(template: Manifest) -> str:
     """The template's UID, or a stable stand-in: Karmada breaks Webster ties by FNV-1a of the UID."""
     key = template.key
@@ -250,7 +247,13 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     ]
     state_prefix = request.config.output.state_dir + "/"
     managed = {path for path in request.state_files if path.startswith(state_prefix)}
-    managed |= owned_paths(previous.values(), request.config.output.clusters_dir)
+    owned = ownership(
+        previous.values(),
+        request.state_files,
+        clusters_dir=request.config.output.clusters_dir,
+        state_dir=request.config.output.state_dir,
+    )
+    managed |= owned.paths
     if any(d.is_error for d in diagnostics):
         return RenderResult({}, frozenset(managed), keep=frozenset(managed), diagnostics=tuple(diagnostics))
 
@@ -324,7 +327,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             outcomes.append(_deleted(run, binding))
     bindings = tuple(o.binding for o in outcomes if o.binding is not None)
     for binding in bindings:
-        run.files[binding_path(request.config.output.state_dir, _binding_key(binding))] = dump_yaml(
+        run.files[binding_path(request.config.output.state_dir, binding_key(binding))] = dump_yaml(
             binding.to_api()
         ).encode()
     bindings_now = tuple(o.binding for o in outcomes if o.binding is not None)
@@ -348,18 +351,9 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     )
 
 
-def owned_paths(bindings: Iterable[ResourceBinding], clusters_dir: str) -> set[str]:
-    """The cluster-folder files the binding records say the tool wrote (everything else is the user's)."""
-    owned: set[str] = set()
-    for binding in bindings:
-        key = _binding_key(binding)
-        owned.update(manifest_path(clusters_dir, c, key) for c in applied_clusters(binding))
-    return owned
-
-
 def _deleted(run: _Run, binding: ResourceBinding) -> TemplateOutcome:
     """A template gone from the repository: its files go too, unless its policy preserves them."""
-    key = _binding_key(binding)
+    key = binding_key(binding)
     if not binding.spec.preserve_resources_on_deletion:
         reason = "the template was deleted; its manifests are removed"
         return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=reason), removed=True)
@@ -394,18 +388,7 @@ def released_record(
 ) -> bytes | None:
     """The state file listing released manifests: earlier entries whose file still exists, plus new ones."""
     path = f"{request.config.output.state_dir}/{RELEASED_FILE}"
-    entries: dict[str, dict[str, str]] = {}
-    raw = request.state_files.get(path)
-    if raw is not None:
-        try:
-            documents = load_yaml_documents(raw)
-        except InputError:
-            documents = []
-        for document in documents:
-            items = document.body.get("items") if isinstance(document.body, Mapping) else None
-            for item in items if isinstance(items, list) else []:
-                if isinstance(item, Mapping) and isinstance(item.get("path"), str):
-                    entries[item["path"]] = {str(k): str(v) for k, v in item.items()}
+    entries = released_entries(request.state_files.get(path))
     owned_now = {p for o in outcomes for p in o.paths.values()}
     entries = {p: e for p, e in entries.items() if p in request.output_blobs and p not in owned_now}
     for outcome in outcomes:
@@ -843,15 +826,6 @@ def build_binding_status_override(
     return binding.model_copy(update={"status": status})
 
 
-def _quota_paths(frq: FederatedResourceQuota, clusters_dir: str) -> dict[str, tuple[str, dict[str, Any]]]:
-    """Rendered path → (cluster, ResourceQuota manifest) of an FRQ's static assignments."""
-    out: dict[str, tuple[str, dict[str, Any]]] = {}
-    for cluster, manifest in static_assignment_quotas(frq):
-        key = ObjectKey("v1", "ResourceQuota", frq.namespace, frq.name)
-        out[manifest_path(clusters_dir, cluster, key)] = (cluster, manifest)
-    return out
-
-
 def _quota_outputs(
     run: _Run,
     bindings: tuple[ResourceBinding, ...],
@@ -866,13 +840,8 @@ def _quota_outputs(
     enforcement = config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
     # static-assignment quotas the previous run wrote (their records list them) are ours to rewrite or delete
     owned: set[str] = set()
-    for path, raw in run.request.state_files.items():
-        if path.startswith(quotas_prefix):
-            try:
-                previous = FederatedResourceQuota.model_validate(load_yaml_documents(raw)[0].body)
-            except (InputError, ValidationError, IndexError):
-                continue
-            owned.update(_quota_paths(previous, config.output.clusters_dir))
+    for previous in quota_records(run.request.state_files, config.output.state_dir).values():
+        owned.update(quota_paths(previous, config.output.clusters_dir))
     managed |= owned
     for frq in run.inputs.quotas:
         status = federated_quota_status(
@@ -884,7 +853,7 @@ def _quota_outputs(
         path = f"{quotas_prefix}{frq.namespace}/{frq.name}.yaml"
         run.files[path] = dump_yaml(record).encode()
         source = run.inputs.sources.get((frq.kind, frq.namespace, frq.name))
-        for rendered_path, (cluster, manifest) in _quota_paths(frq, config.output.clusters_dir).items():
+        for rendered_path, (cluster, manifest) in quota_paths(frq, config.output.clusters_dir).items():
             if cluster not in run.clusters:
                 message = f"staticAssignments names cluster {cluster!r}, which is not in the inventory"
                 diagnostics.append(warning(message, source))

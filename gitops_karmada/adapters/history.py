@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 from gitops_karmada.adapters.lifecycle import (
     ROLLBACK_TO_TRAILER,
     LifecycleError,
-    binding_key,
     is_tool_commit,
     read_layout,
     source_commit,
 )
 from gitops_karmada.adapters.repository import rfc3339
 from gitops_karmada.core.loading import load_bindings
+from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.model import wellknown
 
 if TYPE_CHECKING:

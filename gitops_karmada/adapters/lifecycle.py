@@ -1,9 +1,9 @@
 """What rollback, history, verify and trace share: the tool's commits, its layout and what its records own.
 
 A commit is the tool's own when its ``Rendered-By`` trailer names gitops-karmada (reconcile and rollback
-commits carry it). A file under the clusters folder is tool-written when a binding record in the state
-folder lists its cluster as ``applied``; every other file there is the user's. Reads commits through
-``GitStore`` only, never the work tree.
+commits carry it). A file under the clusters folder is tool-written when a record of the state folder owns
+it (``core.ownership``: binding records and FederatedResourceQuota records); released manifests and every
+other file there are the user's. Reads commits through ``GitStore`` only, never the work tree.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters.repository import rendered_by_tool
 from gitops_karmada.core.layout import BINDINGS_FOLDER, CLUSTER_SCOPED_FOLDER
 from gitops_karmada.core.loading import CONFIG_FILE, load_bindings, load_config
+from gitops_karmada.core.ownership import Ownership, ownership
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitopsKarmadaError
-from gitops_karmada.model.keys import ObjectKey
-from gitops_karmada.reconcile import owned_paths as recorded_owned_paths
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -114,14 +113,11 @@ def read_state(store: GitStore, rev: str, layout: Layout, folder: str | None = N
     return {entry.path: blobs[entry.oid] for entry in entries}
 
 
-def binding_key(binding: ResourceBinding) -> ObjectKey:
-    ref = binding.spec.resource
-    return ObjectKey(ref.api_version, ref.kind, ref.namespace, ref.name)
-
-
-def tool_written_paths(bindings: Iterable[ResourceBinding], layout: Layout) -> frozenset[str]:
-    """The cluster-folder files the records say the tool wrote (``reconcile.owned_paths``)."""
-    return frozenset(recorded_owned_paths(bindings, layout.clusters_dir))
+def state_ownership(
+    bindings: Iterable[ResourceBinding], state_files: Mapping[str, bytes], layout: Layout
+) -> Ownership:
+    """Who owns which cluster-folder file, from a state folder's parsed records (``core.ownership``)."""
+    return ownership(bindings, state_files, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir)
 
 
 def parse_records(
@@ -137,16 +133,22 @@ def parse_records(
     return tuple(bindings[identity] for identity in sorted(bindings)), diagnostics
 
 
-def owned_paths(store: GitStore, rev: str, layout: Layout) -> frozenset[str]:
-    """Tool-written files of ``rev``; LifecycleError when its records cannot be read (ownership unknown)."""
-    bindings, diagnostics = parse_records(read_state(store, rev, layout, layout.bindings_dir), layout)
+def read_ownership(store: GitStore, rev: str, layout: Layout) -> Ownership:
+    """Who owns which file at ``rev``; LifecycleError when its records cannot be read (ownership unknown)."""
+    state_files = read_state(store, rev, layout)
+    bindings, diagnostics = parse_records(state_files, layout)
     problems = [d for d in diagnostics if d.is_error]
     if problems:
         raise LifecycleError(
             f"the binding records of {rev[:12]} cannot be read, so it is unknown which files the tool "
             f"wrote: {problems[0]}"
         )
-    return tool_written_paths(bindings, layout)
+    return state_ownership(bindings, state_files, layout)
+
+
+def owned_paths(store: GitStore, rev: str, layout: Layout) -> frozenset[str]:
+    """Tool-written files of ``rev`` (see ``read_ownership``)."""
+    return read_ownership(store, rev, layout).paths
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from gitops_karmada.adapters.lifecycle import (
     is_tool_commit,
     owned_paths,
     read_config,
+    read_ownership,
     source_commit,
 )
 from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_ref
@@ -66,6 +67,8 @@ class RollbackPlan:
     roles: Mapping[str, FileRole] = field(default_factory=dict)
     hand_written: tuple[str, ...] = ()
     """Hand-written files in the cluster folders at the tip: all of them are kept as they are."""
+    released: tuple[str, ...] = ()
+    """Manifests released from management at the tip (kept, like hand-written files)."""
 
     def message(self, title: str | None = None) -> str:
         """The rollback commit's message. With an output restored it is a tool commit (Rendered-By), so
@@ -122,13 +125,13 @@ def plan_rollback(store: GitStore, ref: str, rev: str, *, allow_unrelated: bool 
     changes: dict[str, bytes | None] = {}
     roles: dict[str, FileRole] = {}
     _restore_inputs(store, tip, target, layout, changes, roles)
-    hand_written: tuple[str, ...] = ()
     if output is not None:
-        hand_written = _restore_output(store, tip, output.commit, layout, changes, roles)
-    else:
-        tip_owned = owned_paths(store, tip, layout)
-        entries = store.list_entries(tip, [layout.clusters_dir])
-        hand_written = tuple(sorted(e.path for e in entries if e.path not in tip_owned))
+        _restore_output(store, tip, output.commit, layout, changes, roles)
+    tip_ownership = read_ownership(store, tip, layout)
+    entries = store.list_entries(tip, [layout.clusters_dir])
+    unowned = [e.path for e in entries if e.path not in tip_ownership.owners and e.path not in changes]
+    hand_written = tuple(sorted(p for p in unowned if p not in tip_ownership.released))
+    released = tuple(sorted(p for p in unowned if p in tip_ownership.released))
     return RollbackPlan(
         ref=ref,
         tip=tip,
@@ -137,6 +140,7 @@ def plan_rollback(store: GitStore, ref: str, rev: str, *, allow_unrelated: bool 
         changes=dict(sorted(changes.items())),
         roles=roles,
         hand_written=hand_written,
+        released=released,
     )
 
 
@@ -220,15 +224,14 @@ def _restore_output(
     layout: Layout,
     changes: dict[str, bytes | None],
     roles: dict[str, FileRole],
-) -> tuple[str, ...]:
-    """Records and tool-written files as ``output`` had them; returns the tip's hand-written files."""
+) -> None:
+    """Records and tool-written files as ``output`` had them (files nobody owns at the tip are kept)."""
     records = [c for c in store.diff(tip, output, [layout.state_dir]) if layout.is_state_record(c.path)]
     _apply(store, records, FileRole.STATE, changes, roles)
 
     tip_owned, output_owned = owned_paths(store, tip, layout), owned_paths(store, output, layout)
     at_tip = {e.path: e for e in store.list_entries(tip, [layout.clusters_dir])}
     at_output = {e.path: e for e in store.list_entries(output, [layout.clusters_dir])}
-    hand_written = tuple(sorted(path for path in at_tip if path not in tip_owned))
     wanted: list[PathChange] = []
     conflicts: list[str] = []
     for path in sorted(tip_owned | output_owned):
@@ -250,7 +253,6 @@ def _restore_output(
             "them) and rerun"
         )
     _apply(store, wanted, FileRole.OUTPUT, changes, roles)
-    return hand_written
 
 
 def _same_entry(one: TreeEntry | None, other: TreeEntry | None) -> bool:

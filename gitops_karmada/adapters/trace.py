@@ -14,15 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.adapters.lifecycle import (
     LifecycleError,
-    binding_key,
     is_tool_commit,
     read_layout,
+    read_ownership,
     source_commit,
 )
 from gitops_karmada.adapters.repository import rfc3339
-from gitops_karmada.core.binding import SOURCE_ANNOTATION, applied_clusters
+from gitops_karmada.core.binding import SOURCE_ANNOTATION
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER
 from gitops_karmada.core.loading import load_bindings
+from gitops_karmada.core.ownership import OwnerKind
 from gitops_karmada.core.yaml_input import load_yaml_documents
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError, InputError
@@ -74,10 +75,10 @@ class CommitRef:
 class FileTrace:
     path: str
     cluster: str
-    record: str
-    """Where the template's binding record is (whether or not it exists)."""
+    record: str | None
+    """The record that owns the file (a binding or a FederatedResourceQuota record), None when none does."""
     template: str | None
-    """The template's object key (from the record), None without a record."""
+    """What the file was rendered from: the template's object key or the FederatedResourceQuota."""
     written_by_tool: bool
     source: str | None
     """The template's file and document index (``path[doc]``)."""
@@ -119,17 +120,28 @@ def trace_file(store: GitStore, rev: str, path: str) -> FileTrace:
     content = store.read_file(commit, path)
     if content is None:
         raise LifecycleError(f"{path} does not exist at {rev}")
-    cluster, namespace_folder, kind_folder, file_name = parts[clusters_depth:]
-    record = f"{layout.bindings_dir}/{namespace_folder}/{kind_folder}/{file_name}"
-    binding = _binding(store.read_file(commit, record), record)
-    written = binding is not None and cluster in applied_clusters(binding)
+    cluster, namespace_folder, _, _ = parts[clusters_depth:]
+    owned = read_ownership(store, commit, layout)
+    owner = owned.owner(path)
+    record = owner.record if owner is not None else None
+    binding = None
+    if owner is not None and owner.kind is OwnerKind.TEMPLATE:
+        binding = _binding(store.read_file(commit, owner.record), owner.record)
+    written = owner is not None
     last = store.log(commit, paths=[path], first_parent=False, max_count=1)
     last_change = _commit_ref(last[0]) if last else None
     source = _source(store, last[0]) if last and is_tool_commit(last[0]) else None
     notes = []
-    if not written:
-        notes.append("no binding record says gitops-karmada wrote this file: it is hand-written")
-    elif last_change is not None and not last_change.by_tool:
+    if path in owned.released:
+        notes.append(
+            f"released from management when its template {owned.released[path]} was deleted "
+            "(preserveResourcesOnDeletion): gitops-karmada no longer rewrites or deletes it"
+        )
+    elif not written:
+        notes.append("no record says gitops-karmada wrote this file: it is hand-written")
+    elif owner is not None and owner.kind is OwnerKind.QUOTA:
+        notes.append(f"rendered from the staticAssignments of {owner.subject}")
+    if written and last_change is not None and not last_change.by_tool:
         notes.append(
             f"edited by hand after rendering, in {last_change.commit[:12]}: run gitops-karmada verify"
         )
@@ -138,7 +150,7 @@ def trace_file(store: GitStore, rev: str, path: str) -> FileTrace:
         path=path,
         cluster=cluster,
         record=record,
-        template=str(binding_key(binding)) if binding is not None else None,
+        template=owner.subject if owner is not None else None,
         written_by_tool=written,
         source=binding.metadata.annotations.get(SOURCE_ANNOTATION) if binding is not None else None,
         policy=_policy(binding),

@@ -20,7 +20,7 @@ from gitops_karmada.adapters.lifecycle import (
     latest_tool_commit,
     owned_paths,
     parse_records,
-    tool_written_paths,
+    state_ownership,
 )
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.reconcile import reconcile
@@ -140,7 +140,7 @@ def _hand_edits(
     produced = {(c.path, c.new_oid) for entry in walk if is_tool_commit(entry) for c in entry.changes}
     unexplained = [c for c in changed if (c.path, c.new_oid) not in produced]
     bindings, _ = parse_records(state.request.state_files, layout)
-    owned = tool_written_paths(bindings, layout)
+    owned = state_ownership(bindings, state.request.state_files, layout).paths
     if anchor is not None and any(layout.is_output(c.path) and c.path not in owned for c in unexplained):
         owned |= owned_paths(store, anchor, layout)  # the file may have been disowned by a hand edit
     items: dict[str, VerifyItem] = {}

@@ -35,6 +35,8 @@ def describe(plan: RollbackPlan) -> None:
         click.echo(f"{'D' if content is None else 'W'} {plan.roles[path].value:<6} {path}")
     if plan.hand_written:
         click.echo(f"{len(plan.hand_written)} hand-written file(s) in the cluster folders stay as they are")
+    if plan.released:
+        click.echo(f"{len(plan.released)} released manifest(s) stay as they are")
 
 
 @click.command("rollback")

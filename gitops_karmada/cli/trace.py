@@ -31,11 +31,11 @@ def _commit_line(ref: CommitRef | None) -> str:
 def print_trace(trace: FileTrace) -> None:
     lines = [
         ("cluster", trace.cluster),
-        ("written by", "gitops-karmada" if trace.written_by_tool else "hand (not managed by gitops-karmada)"),
+        ("written by", "gitops-karmada" if trace.written_by_tool else "not managed by gitops-karmada"),
         ("template", f"{trace.template or '-'} from {trace.source or '-'}"),
         ("policy", trace.policy or "-"),
         ("overrides", "\n".join(str(o) for o in trace.overrides) or "-"),
-        ("record", trace.record),
+        ("record", trace.record or "-"),
         ("last changed", _commit_line(trace.last_change)),
         ("source commit", _commit_line(trace.source_commit)),
     ]

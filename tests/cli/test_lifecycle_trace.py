@@ -69,7 +69,7 @@ def test_trace_says_when_a_file_was_edited_by_hand_or_is_hand_written(tmp_path: 
     mine = json.loads(repo.cli("trace", hand, "-o", "json").stdout)
     assert mine["writtenByTool"] is False
     assert mine["header"] is None
-    assert mine["notes"] == ["no binding record says gitops-karmada wrote this file: it is hand-written"]
+    assert mine["notes"] == ["no record says gitops-karmada wrote this file: it is hand-written"]
 
 
 def test_trace_rejects_paths_that_are_not_rendered_manifests(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ change to the cluster folders is named) are properties in tests/properties/test_
 
 from __future__ import annotations
 
+import json
 import shutil
 from typing import TYPE_CHECKING
 
@@ -154,3 +155,51 @@ def test_validate_render_and_verify_pass_on_the_example_fleet_after_reconcile(
     example_fleet.cli("verify")
     base = example_fleet.head()
     example_fleet.cli("diff", "--base", base, "--head", base)
+
+
+# -- item 5: everything the tool renders is its own everywhere; released files are released -----------------
+
+QUOTA_FILE = "clusters/member1/analytics/resourcequota/analytics.yaml"
+
+
+def test_quota_manifests_rendered_from_a_frq_are_the_tools_own(example_fleet: FleetRepo) -> None:
+    example_fleet.cli("reconcile")
+    traced = json.loads(example_fleet.cli("trace", QUOTA_FILE, "-o", "json").stdout)
+    assert traced["writtenByTool"] is True
+    assert traced["template"] == "FederatedResourceQuota analytics/analytics"
+    assert traced["record"] == "karmada-state/quotas/analytics/analytics.yaml"
+    assert example_fleet.exists(traced["record"])
+    assert traced["notes"] == [
+        "rendered from the staticAssignments of FederatedResourceQuota analytics/analytics"
+    ]
+    first = example_fleet.head()
+    example_fleet.write("apps/default/nginx.yaml", example_fleet.read("apps/default/nginx.yaml") + "\n")
+    example_fleet.commit("touch")
+    planned = example_fleet.cli("rollback", "--dry-run", first)
+    assert "hand-written" not in planned.stdout
+    example_fleet.cli("verify")
+
+
+def test_a_released_manifest_is_reported_as_released_not_hand_written(tmp_path: Path) -> None:
+    policy = WEB_POLICY.copy()
+    policy["spec"] = {**policy["spec"], "preserveResourcesOnDeletion": True}
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {"apps/web.yaml": deployment("web", "shop"), "policies/web.yaml": policy},
+        clusters=2,
+    )
+    repo.cli("reconcile")
+    reconciled = repo.head()
+    repo.delete("apps/web.yaml")
+    repo.commit("web retired")
+    repo.cli("reconcile")
+    path = "clusters/member1/shop/deployment.apps/web.yaml"
+    traced = json.loads(repo.cli("trace", path, "-o", "json").stdout)
+    assert traced["writtenByTool"] is False
+    assert traced["notes"][0].startswith(
+        "released from management when its template Deployment.apps/shop/web"
+    )
+    planned = repo.cli("rollback", "--dry-run", reconciled)
+    assert "hand-written" not in planned.stdout
+    assert f"W output {path}" in planned.stdout, "rolling back to before the delete takes the file back"
+    assert "released manifest(s) stay" not in planned.stdout
