@@ -162,6 +162,8 @@ class RenderResult:
     inputs: Inputs | None = None
     quotas: tuple[FederatedResourceQuota, ...] = ()
     """Every FederatedResourceQuota with its settled status."""
+    previous_bindings: tuple[ResourceBinding, ...] = ()
+    """The binding records the run started from (for the write paths' deletion guard)."""
 
     @property
     def input_ok(self) -> bool:
@@ -348,6 +350,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         diagnostics=tuple(diagnostics),
         inputs=inputs,
         quotas=quotas,
+        previous_bindings=tuple(previous[identity] for identity in sorted(previous)),
     )
 
 

@@ -13,11 +13,18 @@ from typing import TYPE_CHECKING
 from loguru import logger
 
 from gitops_karmada.adapters.repository import RepositoryState, commit_message, read_commit, summarize
+from gitops_karmada.core.diff.guardrails import parse_guardrails
+from gitops_karmada.core.diff.writeguard import guard, write_plan
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
     from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.core.diff.guardrails import Guardrail
+    from gitops_karmada.core.diff.model import PlanDiff
+    from gitops_karmada.model.config import ToolConfig
+
+ALLOW_ALL = "all"
 
 PUSH_ATTEMPTS = 5
 
@@ -28,8 +35,38 @@ class ReconcileOutcome:
     result: RenderResult
     changes: dict[str, bytes | None] = field(default_factory=dict)
     commit: str | None = None
-    """The reconcile commit, or None when nothing changed (or a dry run, or input errors)."""
+    """The reconcile commit, or None when nothing changed (or a dry run, input errors, a guardrail)."""
     pushed: bool = False
+    guard: PlanDiff | None = None
+    """The deletion guard's verdict on the changes (its ``violations`` refuse the commit)."""
+
+    @property
+    def refused(self) -> bool:
+        return self.guard is not None and bool(self.guard.violations)
+
+
+def guarded_guardrails(config: ToolConfig, allow: frozenset[str]) -> tuple[Guardrail, ...]:
+    """The repository's guardrails minus those ``--allow`` lifts (``all`` lifts every one)."""
+    if ALLOW_ALL in allow:
+        return ()
+    return tuple(g for g in parse_guardrails(config.guardrails) if g.kind.value not in allow)
+
+
+def write_guard(
+    state: RepositoryState, result: RenderResult, changes: dict[str, bytes | None], allow: frozenset[str]
+) -> PlanDiff:
+    """What committing ``changes`` does to the fleet, checked against the repository's guardrails."""
+    config = state.request.config
+    plan = write_plan(
+        previous=result.previous_bindings,
+        current=result.bindings,
+        existing=state.current_blobs,
+        changes=changes,
+        clusters_dir=config.output.clusters_dir,
+        released={path: str(o.key) for o in result.outcomes for path in o.released},
+        diagnostics=result.diagnostics,
+    )
+    return guard(plan, guarded_guardrails(config, allow))
 
 
 def target_ref(store: GitStore, rev: str) -> str:
@@ -60,18 +97,21 @@ def reconcile_ref(
     dry_run: bool = False,
     message: str | None = None,
     reschedule: frozenset[tuple[str, str, str, str]] = frozenset(),
+    allow: frozenset[str] = frozenset(),
 ) -> ReconcileOutcome:
-    """Render the tip of ``ref`` and commit the result on it (unless ``dry_run``).
+    """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
 
-    ``reschedule`` names templates (by group, kind, namespace, name) whose replicas are divided afresh.
+    ``reschedule`` names templates (by group, kind, namespace, name) whose replicas are divided afresh;
+    ``allow`` lifts guardrails of the repository's configuration by name (``all``: every one).
     """
     state = read_commit(store, ref, reschedule=reschedule)
     result = reconcile(state.request)
     if not result.input_ok:
         return ReconcileOutcome(state, result)
     changes = result.changes(state.current_blobs, store.blob_id)
-    if dry_run or not changes:
-        return ReconcileOutcome(state, result, changes)
+    checked = write_guard(state, result, changes, allow)
+    if dry_run or not changes or checked.violations:
+        return ReconcileOutcome(state, result, changes, guard=checked)
     assert state.source is not None
     sha = store.commit(
         parent=state.source,
@@ -81,7 +121,7 @@ def reconcile_ref(
     )
     if sha is not None:
         logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
-    return ReconcileOutcome(state, result, changes, sha)
+    return ReconcileOutcome(state, result, changes, sha, guard=checked)
 
 
 def _rebase_onto_remote(store: GitStore, ref: str, outcome: ReconcileOutcome, remote_sha: str) -> None:
@@ -98,7 +138,9 @@ def _rebase_onto_remote(store: GitStore, ref: str, outcome: ReconcileOutcome, re
     store.move_ref(ref=ref, old=local, new=remote_sha)
 
 
-def reconcile_and_push(store: GitStore, ref: str, *, message: str | None = None) -> ReconcileOutcome:
+def reconcile_and_push(
+    store: GitStore, ref: str, *, message: str | None = None, allow: frozenset[str] = frozenset()
+) -> ReconcileOutcome:
     """Reconcile, then push to the branch's upstream; on a rejected push fetch, re-render and retry."""
     if not ref.startswith("refs/heads/"):
         raise GitError("push", "--push needs a branch checked out (HEAD is detached)")
@@ -106,9 +148,9 @@ def reconcile_and_push(store: GitStore, ref: str, *, message: str | None = None)
     if upstream is None:
         raise GitError("push", f"{ref} has no upstream; set one with git branch --set-upstream-to")
     remote, remote_branch = upstream
-    outcome = reconcile_ref(store, ref, message=message)
+    outcome = reconcile_ref(store, ref, message=message, allow=allow)
     for attempt in range(1, PUSH_ATTEMPTS + 1):
-        if not outcome.result.input_ok:
+        if not outcome.result.input_ok or outcome.refused:
             return outcome
         try:
             store.push(remote, ref, remote_branch)
@@ -120,8 +162,10 @@ def reconcile_and_push(store: GitStore, ref: str, *, message: str | None = None)
             )
             remote_sha = store.fetch(remote, remote_branch)
             _rebase_onto_remote(store, ref, outcome, remote_sha)
-            outcome = reconcile_ref(store, ref, message=message)
+            outcome = reconcile_ref(store, ref, message=message, allow=allow)
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
-        return ReconcileOutcome(outcome.state, outcome.result, outcome.changes, outcome.commit, pushed=True)
+        return ReconcileOutcome(
+            outcome.state, outcome.result, outcome.changes, outcome.commit, pushed=True, guard=outcome.guard
+        )
     return outcome

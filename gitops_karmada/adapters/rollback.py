@@ -8,7 +8,7 @@ division, sticky claims). Hand-written files in the cluster folders are never de
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gitops_karmada import __version__
@@ -20,13 +20,23 @@ from gitops_karmada.adapters.lifecycle import (
     is_regular_mode,
     is_tool_commit,
     owned_paths,
+    parse_records,
     read_config,
     read_ownership,
+    read_state,
     source_commit,
 )
-from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_ref
+from gitops_karmada.adapters.reconciler import (
+    ReconcileOutcome,
+    guarded_guardrails,
+    reconcile_ref,
+    write_guard,
+)
+from gitops_karmada.adapters.repository import read_commit
+from gitops_karmada.core.diff.writeguard import guard, write_plan
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter
 from gitops_karmada.model import wellknown
+from gitops_karmada.reconcile import reconcile
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -34,6 +44,8 @@ if TYPE_CHECKING:
     from gitops_karmada.adapters.git_log import LogEntry
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.adapters.git_tree import TreeEntry
+    from gitops_karmada.core.diff.model import PlanDiff
+    from gitops_karmada.model.config import ToolConfig
 
 
 class FileRole(enum.StrEnum):
@@ -69,6 +81,12 @@ class RollbackPlan:
     """Hand-written files in the cluster folders at the tip: all of them are kept as they are."""
     released: tuple[str, ...] = ()
     """Manifests released from management at the tip (kept, like hand-written files)."""
+    guard: PlanDiff | None = None
+    """What the rollback commit does to the fleet, checked against the repository's guardrails."""
+
+    @property
+    def refused(self) -> bool:
+        return self.guard is not None and bool(self.guard.violations)
 
     def message(self, title: str | None = None) -> str:
         """The rollback commit's message. With an output restored it is a tool commit (Rendered-By), so
@@ -106,8 +124,18 @@ class RollbackOutcome:
     reconcile: ReconcileOutcome
 
 
-def plan_rollback(store: GitStore, ref: str, rev: str, *, allow_unrelated: bool = False) -> RollbackPlan:
-    """What ``rollback`` would commit on ``ref`` to return to ``rev``; nothing is written."""
+def plan_rollback(
+    store: GitStore,
+    ref: str,
+    rev: str,
+    *,
+    allow_unrelated: bool = False,
+    allow: frozenset[str] = frozenset(),
+) -> RollbackPlan:
+    """What ``rollback`` would commit on ``ref`` to return to ``rev``; nothing is written.
+
+    The plan carries the guardrails' verdict (``allow`` lifts some by name, as for reconcile).
+    """
     tip, target = store.resolve(ref), store.resolve(rev)
     if not allow_unrelated and not store.is_ancestor(target, tip):
         raise LifecycleError(
@@ -132,6 +160,11 @@ def plan_rollback(store: GitStore, ref: str, rev: str, *, allow_unrelated: bool 
     unowned = [e.path for e in entries if e.path not in tip_ownership.owners and e.path not in changes]
     hand_written = tuple(sorted(p for p in unowned if p not in tip_ownership.released))
     released = tuple(sorted(p for p in unowned if p in tip_ownership.released))
+    guarded = (
+        _guard(store, tip, output.commit, layout, changes, allow)
+        if output is not None
+        else _guard_rerender(store, tip, changes, target_config, allow)
+    )
     return RollbackPlan(
         ref=ref,
         tip=tip,
@@ -141,14 +174,67 @@ def plan_rollback(store: GitStore, ref: str, rev: str, *, allow_unrelated: bool 
         roles=roles,
         hand_written=hand_written,
         released=released,
+        guard=guarded,
     )
 
 
-def roll_back(store: GitStore, plan: RollbackPlan, *, title: str | None = None) -> RollbackOutcome:
+def roll_back(
+    store: GitStore, plan: RollbackPlan, *, title: str | None = None, allow: frozenset[str] = frozenset()
+) -> RollbackOutcome:
     """Commit ``plan`` on its ref (compare-and-swap; uncommitted edits in the way are refused), then
-    reconcile so that anything inconsistent converges (normally nothing changes)."""
+    reconcile so that anything inconsistent converges (normally nothing changes). A plan the guardrails
+    refuse is never committed."""
+    if plan.refused:
+        raise LifecycleError("the guardrails refuse this rollback (see the plan's violations)")
     commit = store.commit(parent=plan.tip, ref=plan.ref, changes=plan.changes, message=plan.message(title))
-    return RollbackOutcome(plan, commit, reconcile_ref(store, plan.ref))
+    return RollbackOutcome(plan, commit, reconcile_ref(store, plan.ref, allow=allow))
+
+
+def _guard(
+    store: GitStore,
+    tip: str,
+    output: str,
+    layout: Layout,
+    changes: Mapping[str, bytes | None],
+    allow: frozenset[str],
+) -> PlanDiff:
+    """The rollback commit checked as a reconcile commit is: the tip's records against the restored ones."""
+    before, _ = parse_records(read_state(store, tip, layout), layout)
+    after, _ = parse_records(read_state(store, output, layout), layout)
+    plan = write_plan(
+        previous=before,
+        current=after,
+        existing=[e.path for e in store.list_entries(tip, [layout.clusters_dir])],
+        changes=changes,
+        clusters_dir=layout.clusters_dir,
+    )
+    return guard(plan, guarded_guardrails(read_config(store, tip)[0], allow))
+
+
+def _guard_rerender(
+    store: GitStore,
+    tip: str,
+    changes: Mapping[str, bytes | None],
+    config: ToolConfig,
+    allow: frozenset[str],
+) -> PlanDiff | None:
+    """Only inputs are restored: the reconcile that follows decides the output, so check that one now,
+    before anything is committed (None when the restored inputs do not load: reconcile will refuse them)."""
+    state = read_commit(store, tip)
+    is_input = input_path_filter(config)
+    inputs = {p: c for p, c in state.request.input_files.items() if is_input(p)}
+    for path, content in changes.items():
+        if is_input(path):
+            if content is None:
+                inputs.pop(path, None)
+            else:
+                inputs[path] = content
+    request = replace(state.request, input_files=inputs, config=config)
+    result = reconcile(request)
+    if not result.input_ok:
+        return None
+    rerendered = replace(state, request=request)
+    return write_guard(rerendered, result, result.changes(state.current_blobs, store.blob_id), allow)
 
 
 # -- finding the output REV produced -------------------------------------------------------------------

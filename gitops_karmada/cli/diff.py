@@ -256,6 +256,7 @@ def _side(label: str, state: RepositoryState, result: RenderResult, tree: dict[s
         tree=tree,
         bindings=bindings,
         clusters_dir=request.config.output.clusters_dir,
+        state_dir=request.config.output.state_dir,
         inputs=result.inputs if result.input_ok else None,
         diagnostics=result.diagnostics,
     )

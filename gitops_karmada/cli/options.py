@@ -11,6 +11,7 @@ import click
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
+from gitops_karmada.core.diff.guardrails import GuardrailKind
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,3 +43,17 @@ def read_source(repo: Path, rev: str, worktree: bool) -> RepositoryState:
     if worktree:
         return read_worktree(repo, datetime.now(UTC))
     return read_commit(GitStore.open(repo), rev)
+
+
+GUARDRAIL_NAMES = ("all", *(kind.value for kind in GuardrailKind))
+
+
+def allow_option(func: F) -> F:
+    """``--allow NAME``: commit although the named guardrail of ``gitops-karmada.yaml`` objects."""
+    return click.option(
+        "--allow",
+        "allow",
+        multiple=True,
+        type=click.Choice(GUARDRAIL_NAMES),
+        help="Commit although this guardrail (gitops-karmada.yaml) objects; repeatable; all: every one.",
+    )(func)

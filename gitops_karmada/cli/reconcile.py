@@ -8,21 +8,47 @@ import click
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
-from gitops_karmada.cli.options import repo_option
+from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, placement_table
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from gitops_karmada.core.diff.model import PlanDiff
 
-def report(outcome: ReconcileOutcome, *, dry_run: bool) -> None:
-    """Print what the run did; exit 1 when the input was invalid or a template failed."""
+
+EXIT_GUARDRAIL = 3
+
+
+def report_refusal(plan: PlanDiff, command: str, *, dry_run: bool) -> None:
+    """The guardrails that refuse a commit, and the flag that lifts each; exit 3."""
+    verb = "would refuse" if dry_run else "refused"
+    click.echo(
+        f"guardrails {verb} the commit ({len(plan.violations)} violation(s)); nothing was written:", err=True
+    )
+    for violation in plan.violations:
+        click.echo(f"  {violation.guardrail}: {violation.detail}", err=True)
+    names = sorted({v.guardrail.partition(">")[0].partition("=")[0] for v in plan.violations})
+    flags = " ".join(f"--allow {name}" for name in names)
+    click.echo(
+        f"if this is intended, run: gitops-karmada {command} {flags} "
+        "(guardrails are set in gitops-karmada.yaml)",
+        err=True,
+    )
+    raise click.exceptions.Exit(EXIT_GUARDRAIL)
+
+
+def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcile") -> None:
+    """Print what the run did; exit 1 when the input was invalid or a template failed, 3 when refused."""
     result = outcome.result
     echo_diagnostics(result.diagnostics)
     if not result.input_ok:
         click.echo("nothing written: fix the input errors above", err=True)
         raise click.exceptions.Exit(1)
     click.echo(placement_table(result), nl=False)
+    if outcome.refused:
+        assert outcome.guard is not None
+        report_refusal(outcome.guard, command, dry_run=dry_run)
     if dry_run:
         for path, content in sorted(outcome.changes.items()):
             click.echo(f"{'D' if content is None else 'W'} {path}")
@@ -48,18 +74,26 @@ def report(outcome: ReconcileOutcome, *, dry_run: bool) -> None:
     "--push", is_flag=True, help="Push to the branch's upstream; on a race, fetch, re-render, retry."
 )
 @click.option("--message", help="Title of the reconcile commit.")
-def reconcile_command(repo: Path, rev: str, dry_run: bool, push: bool, message: str | None) -> None:
-    """Render the fleet at REV and commit the cluster folders and binding records on the same branch."""
+@allow_option
+def reconcile_command(
+    repo: Path, rev: str, dry_run: bool, push: bool, message: str | None, allow: tuple[str, ...]
+) -> None:
+    """Render the fleet at REV and commit the cluster folders and binding records on the same branch.
+
+    The guardrails of gitops-karmada.yaml (default: cluster-emptied, namespace-removed) refuse a commit
+    that meets them: exit 3, nothing written; --allow lifts one.
+    """
     if dry_run and push:
         raise click.UsageError("--dry-run and --push exclude each other")
     store = GitStore.open(repo)
+    allowed = frozenset(allow)
     if dry_run:
-        outcome = reconcile_ref(store, rev if rev != "HEAD" else "HEAD", dry_run=True)
+        outcome = reconcile_ref(store, rev if rev != "HEAD" else "HEAD", dry_run=True, allow=allowed)
     else:
         ref = target_ref(store, rev)
         outcome = (
-            reconcile_and_push(store, ref, message=message)
+            reconcile_and_push(store, ref, message=message, allow=allowed)
             if push
-            else reconcile_ref(store, ref, message=message)
+            else reconcile_ref(store, ref, message=message, allow=allowed)
         )
     report(outcome, dry_run=dry_run)

@@ -15,7 +15,7 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.reconciler import reconcile_ref, target_ref
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.cli.explain import find_outcome
-from gitops_karmada.cli.options import repo_option
+from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics
 from gitops_karmada.cli.reconcile import report
 from gitops_karmada.reconcile import reconcile
@@ -30,7 +30,10 @@ if TYPE_CHECKING:
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The branch (or HEAD) to read and commit on.")
 @click.option("--dry-run", is_flag=True, help="Show what would change; commit nothing.")
-def reschedule(references: tuple[str, ...], everything: bool, repo: Path, rev: str, dry_run: bool) -> None:
+@allow_option
+def reschedule(
+    references: tuple[str, ...], everything: bool, repo: Path, rev: str, dry_run: bool, allow: tuple[str, ...]
+) -> None:
     """Divide the replicas of the named templates afresh (a Fresh division) and commit the result."""
     if bool(references) == everything:
         raise click.UsageError("name templates to reschedule, or pass --all (not both)")
@@ -49,5 +52,6 @@ def reschedule(references: tuple[str, ...], everything: bool, repo: Path, rev: s
         dry_run=dry_run,
         message=f"gitops-karmada: reschedule {names}"[:200],
         reschedule=identities,
+        allow=frozenset(allow),
     )
-    report(outcome, dry_run=dry_run)
+    report(outcome, dry_run=dry_run, command="reschedule")

@@ -10,8 +10,9 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.lifecycle import ROLLBACK_TO_TRAILER
 from gitops_karmada.adapters.reconciler import target_ref
 from gitops_karmada.adapters.rollback import plan_rollback, roll_back
-from gitops_karmada.cli.options import repo_option
+from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics
+from gitops_karmada.cli.reconcile import report_refusal
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -50,22 +51,40 @@ def describe(plan: RollbackPlan) -> None:
     help="Allow a REV that is not in the branch's history (its inputs replace the branch's).",
 )
 @click.option("--message", help="Title of the rollback commit.")
+@allow_option
 def rollback_command(
-    rev: str, repo: Path, branch: str, dry_run: bool, force_unrelated: bool, message: str | None
+    rev: str,
+    repo: Path,
+    branch: str,
+    dry_run: bool,
+    force_unrelated: bool,
+    message: str | None,
+    allow: tuple[str, ...],
 ) -> None:
     """Restore the inputs of REV and the output REV produced, as one new commit; never rewrites history.
 
     Inputs are every file outside the cluster and state folders (dot-folders such as .github/ are left
     alone); the binding records and the tool-written manifests come from the reconcile commit of REV.
-    Hand-written files in the cluster folders are kept. A reconcile runs afterwards.
+    Hand-written files in the cluster folders are kept. A reconcile runs afterwards. The guardrails of
+    gitops-karmada.yaml refuse a rollback that meets them (exit 3, nothing written); --allow lifts one.
     """
     store = GitStore.open(repo)
-    plan = plan_rollback(store, target_ref(store, branch), rev, allow_unrelated=force_unrelated)
+    allowed = frozenset(allow)
+    plan = plan_rollback(
+        store, target_ref(store, branch), rev, allow_unrelated=force_unrelated, allow=allowed
+    )
     if dry_run:
         describe(plan)
+        if plan.refused:
+            assert plan.guard is not None
+            report_refusal(plan.guard, f"rollback {rev}", dry_run=True)
         click.echo(f"dry run: {len(plan.changes)} file(s) would change, then reconcile runs")
         return
-    outcome = roll_back(store, plan, title=message)
+    if plan.refused:
+        assert plan.guard is not None
+        describe(plan)
+        report_refusal(plan.guard, f"rollback {rev}", dry_run=False)
+    outcome = roll_back(store, plan, title=message, allow=allowed)
     describe(plan)
     if outcome.commit is None:
         click.echo(f"{plan.ref} already holds that state: no rollback commit needed")
@@ -79,6 +98,9 @@ def rollback_command(
     if not reconciled.result.input_ok:
         click.echo("reconcile: nothing written: fix the input errors above", err=True)
         raise click.exceptions.Exit(1)
+    if reconciled.refused:
+        assert reconciled.guard is not None
+        report_refusal(reconciled.guard, "reconcile", dry_run=False)
     if reconciled.commit:
         click.echo(
             f"reconcile: committed {reconciled.commit[:12]}: {len(reconciled.changes)} file(s) changed"

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from gitops_karmada.core.defaults import default_policy
+from gitops_karmada.core.diff.guardrails import GuardrailSyntaxError, parse_guardrails
 from gitops_karmada.core.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.layout import name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
@@ -105,9 +106,18 @@ def load_config(raw: bytes | None) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
     if len(documents) != 1 or not isinstance(documents[0].body, Mapping):
         return ToolConfig(), (error("must hold exactly one mapping document", source),)
     try:
-        return ToolConfig.model_validate(documents[0].body), ()
+        config = ToolConfig.model_validate(documents[0].body)
     except ValidationError as err:
         return ToolConfig(), tuple(_validation_diagnostics(err, SourceRef(CONFIG_FILE, documents[0].index)))
+    problems = []
+    for i, spec in enumerate(config.guardrails):
+        try:
+            parse_guardrails([spec])
+        except GuardrailSyntaxError as err:
+            problems.append(
+                error(err.message, SourceRef(CONFIG_FILE, documents[0].index), f"guardrails[{i}]")
+            )
+    return (ToolConfig(), tuple(problems)) if problems else (config, ())
 
 
 def input_path_filter(config: ToolConfig) -> Callable[[str], bool]:

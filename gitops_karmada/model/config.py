@@ -41,6 +41,10 @@ KARMADA_DEFAULT_GATES: dict[FeatureGate, bool] = {
 }
 
 
+DEFAULT_GUARDRAILS = ("cluster-emptied", "namespace-removed")
+"""What no write path commits without ``--allow``: a cluster folder emptied, a Namespace removed from one."""
+
+
 class OutputLayout(ApiModel):
     clusters_dir: str = "clusters"
     state_dir: str = "karmada-state"
@@ -77,6 +81,8 @@ class ToolConfig(ApiModel):
     skipped_propagating_namespaces: tuple[str, ...] = (r"kube-.*",)
     """Regular expressions of namespaces whose templates are never propagated (Karmada's flag)."""
     enable_empty_workload_propagation: bool = False
+    guardrails: tuple[str, ...] = DEFAULT_GUARDRAILS
+    """Conditions that stop reconcile, rollback and reschedule from committing (the --fail-on vocabulary)."""
 
     def gate(self, gate: FeatureGate) -> bool:
         return self.feature_gates.get(gate, KARMADA_DEFAULT_GATES[gate])

@@ -99,7 +99,12 @@ def test_deleting_a_template_removes_its_manifests_everywhere(tmp_path: Path) ->
     assert len(repo.tree("clusters/member3/shop/configmap")) == 1
     repo.delete("apps/config.yaml")
     repo.commit("drop settings")
-    repo.cli("reconcile")
+    head = repo.head()
+    refused = repo.cli("reconcile", check=3)  # member3 would be emptied: the default guardrail refuses
+    assert "cluster-emptied: cluster member3 is emptied: 1 object(s) → 0" in refused.stderr
+    assert "gitops-karmada reconcile --allow cluster-emptied" in refused.stderr
+    assert repo.head() == head
+    repo.cli("reconcile", "--allow", "cluster-emptied")
     assert [p for p in repo.tree() if "settings" in p] == []
 
 
@@ -136,7 +141,7 @@ def test_a_hand_written_file_is_never_overwritten_without_overwrite(tmp_path: Pa
     # deleting the template does not delete the file the tool never wrote
     repo.delete("apps/config.yaml")
     repo.commit("drop settings")
-    repo.cli("reconcile")
+    repo.cli("reconcile", "--allow", "cluster-emptied")
     assert repo.read("clusters/member2/shop/configmap/settings.yaml") == hand_written
     assert not repo.exists("clusters/member1/shop/configmap/settings.yaml")
 
@@ -177,7 +182,7 @@ def test_a_cluster_leaving_the_inventory_reschedules_its_replicas(tmp_path: Path
     repo.cli("reconcile")
     repo.delete("inventory/member2.yaml")
     repo.commit("decommission member2")
-    repo.cli("reconcile")
+    repo.cli("reconcile", "--allow", "cluster-emptied")
     assert placement(repo.render_json())["Deployment/web"] == {"member1": 4}
     assert repo.tree("clusters/member2") == []
 

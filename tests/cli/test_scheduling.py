@@ -137,7 +137,7 @@ def test_dynamic_weights_steady_scale_up_and_down_then_fresh_reschedule(tmp_path
     assert sum(placement(repo.render_json())["Deployment/web"].values()) == 3
     # a Fresh division by reschedule uses free capacity plus what each cluster already runs
     before = repo.commit_count()
-    repo.cli("reschedule", "Deployment/default/web")
+    repo.cli("reschedule", "Deployment/default/web", "--allow", "cluster-emptied")
     assert repo.commit_count() == before + 1
     record = binding(repo)
     assert "rescheduleTriggeredAt" in record["spec"]

@@ -77,7 +77,7 @@ def test_without_preserve_deleted_templates_are_removed(tmp_path: Path) -> None:
     repo.cli("reconcile")
     repo.delete("apps/nginx.yaml")
     repo.commit("delete")
-    repo.cli("reconcile")
+    repo.cli("reconcile", "--allow", "all")
     assert not repo.exists(DEPLOYMENT) and not repo.exists(SERVICE)
     assert not repo.exists("karmada-state/released.yaml")
 
@@ -154,7 +154,7 @@ def test_lazy_policy_changes_wait_for_a_template_change(tmp_path: Path) -> None:
     )
     repo.write("apps/web.yaml", deployment("web", image="web:2"))
     repo.commit("web:2")
-    repo.cli("reconcile")
+    repo.cli("reconcile", "--allow", "cluster-emptied")
     assert sorted(placement(repo.render_json())["Deployment/web"]) == ["member3"]
     assert repo.tree("clusters/member1/default") == []
     assert "image: web:2" in repo.read("clusters/member3/default/deployment.apps/web.yaml")
@@ -175,5 +175,5 @@ def test_without_lazy_a_policy_change_applies_at_once(tmp_path: Path) -> None:
         ),
     )
     repo.commit("move web to member3")
-    repo.cli("reconcile")
+    repo.cli("reconcile", "--allow", "cluster-emptied")
     assert sorted(placement(repo.render_json())["Deployment/web"]) == ["member3"]

@@ -203,3 +203,83 @@ def test_a_released_manifest_is_reported_as_released_not_hand_written(tmp_path: 
     assert "hand-written" not in planned.stdout
     assert f"W output {path}" in planned.stdout, "rolling back to before the delete takes the file back"
     assert "released manifest(s) stay" not in planned.stdout
+
+
+# -- the deletion guard on every write path -------------------------------------------------------------------
+
+
+def test_guardrails_from_the_config_refuse_reconcile_and_name_the_override(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write("gitops-karmada.yaml", "guardrails: [workload-removed, max-deleted=1]\n")
+    repo.commit("stricter guardrails")
+    repo.cli("reconcile")
+    head = repo.head()
+    repo.delete("apps/web.yaml")
+    repo.commit("retire web")
+    refused = repo.cli("reconcile", check=3)
+    assert "workload-removed: Deployment.apps/shop/web is removed from member1, member2" in refused.stderr
+    assert "max-deleted=1: 2 manifest(s) deleted from the cluster folders, more than 1" in refused.stderr
+    assert "gitops-karmada reconcile --allow max-deleted --allow workload-removed" in refused.stderr
+    assert repo.head() != head and repo.commit_count() == 4, "nothing committed on top of the user's commit"
+    assert repo.exists("clusters/member1/shop/deployment.apps/web.yaml")
+    dry = repo.cli("reconcile", "--dry-run", check=3)
+    assert "guardrails would refuse the commit" in dry.stderr
+    repo.cli("reconcile", "--allow", "workload-removed", check=3)
+    repo.cli("reconcile", "--allow", "workload-removed", "--allow", "max-deleted")
+    assert not repo.exists("clusters/member1/shop/deployment.apps/web.yaml")
+
+
+def test_a_bad_guardrail_in_the_config_is_an_input_error(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write("gitops-karmada.yaml", "guardrails: [cluster-emptied, replicas-moved]\n")
+    repo.commit("typo")
+    done = repo.cli("validate", check=1)
+    assert "gitops-karmada.yaml[0] guardrails[1]: 'replicas-moved' is not a known guardrail" in done.stderr
+
+
+def test_the_default_guardrail_refuses_a_rollback_that_empties_a_cluster(tmp_path: Path) -> None:
+    repo = FleetRepo.create(tmp_path / "fleet", {"policies/web.yaml": WEB_POLICY}, clusters=2)
+    repo.cli("reconcile")
+    empty = repo.head()
+    repo.write("apps/web.yaml", deployment("web", "shop", replicas=4))
+    repo.commit("web")
+    repo.cli("reconcile")
+    head = repo.head()
+    refused = repo.cli("rollback", empty, check=3)
+    assert "cluster-emptied: cluster member1 is emptied" in refused.stderr
+    assert f"gitops-karmada rollback {empty} --allow cluster-emptied" in refused.stderr
+    assert repo.head() == head
+    repo.cli("rollback", empty, "--allow", "cluster-emptied")
+    assert repo.tree("clusters") == []
+
+
+# -- item 8: a delete under preserveResourcesOnDeletion is a release, not a removal --------------------------
+
+
+def test_the_diff_shows_a_preserved_delete_as_released_with_its_replicas_kept(tmp_path: Path) -> None:
+    policy = WEB_POLICY.copy()
+    policy["spec"] = {**policy["spec"], "preserveResourcesOnDeletion": True}
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {"apps/web.yaml": deployment("web", "shop", replicas=4), "policies/web.yaml": policy},
+        clusters=2,
+    )
+    repo.cli("reconcile")
+    base = repo.head()
+    repo.delete("apps/web.yaml")
+    head = repo.commit("retire web, keep it running")
+    diff = ("diff", "--base", base, "--head", head)
+    report = json.loads(repo.cli(*diff, "-o", "json", "--fail-on", "workload-removed", check=1).stdout)
+    (workload,) = report["placement"]
+    assert workload["change"] == "released"
+    assert workload["replicasAfter"] == workload["replicasBefore"] == 4
+    assert all(c["before"] == c["after"] for c in workload["clusters"])
+    assert report["guardrails"]["violations"] == []
+    assert {c["cluster"]: (c["replicasBefore"], c["replicasAfter"]) for c in report["clusters"]} == {
+        "member1": (3, 3),
+        "member2": (1, 1),
+    }
+    assert {m["change"] for m in report["manifests"]} == {"modified"}
+    assert all(m["note"].startswith("released from management") for m in report["manifests"])
+    text = repo.cli(*diff, check=1).stdout
+    assert "(released)" in text and "(removed)" not in text

@@ -19,8 +19,20 @@ D = "Deployment"
         (["Replicas-Moved > 10 %"], ("replicas-moved>10%",)),
         (["unschedulable, quota-blocked", "failed"], ("unschedulable", "quota-blocked", "failed")),
         (["unschedulable,unschedulable", ""], ("unschedulable",)),
+        (
+            ["workload-removed, namespace-removed", "max-deleted=20"],
+            ("workload-removed", "namespace-removed", "max-deleted=20"),
+        ),
     ],
-    ids=["emptied", "moved", "moved-equals", "spaces-and-case", "comma-and-repeat", "duplicates-and-empty"],
+    ids=[
+        "emptied",
+        "moved",
+        "moved-equals",
+        "spaces-and-case",
+        "comma-and-repeat",
+        "duplicates-and-empty",
+        "deletion-guards",
+    ],
 )
 def test_parse(specs: list[str], expected: tuple[str, ...]) -> None:
     assert tuple(str(g) for g in parse_guardrails(specs)) == expected
@@ -28,11 +40,25 @@ def test_parse(specs: list[str], expected: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize(
     "spec",
-    ["replicas-moved", "replicas-moved>101%", "emptied", "replicas-moved>x%"],
-    ids=["moved-without-threshold", "over-100", "unknown", "not-a-number"],
+    [
+        "replicas-moved",
+        "replicas-moved>101%",
+        "emptied",
+        "replicas-moved>x%",
+        "max-deleted",
+        "max-deleted>5%",
+    ],
+    ids=[
+        "moved-without-threshold",
+        "over-100",
+        "unknown",
+        "not-a-number",
+        "deleted-without-count",
+        "deleted-percent",
+    ],
 )
 def test_parse_rejects(spec: str) -> None:
-    with pytest.raises(GuardrailSyntaxError, match="--fail-on"):
+    with pytest.raises(GuardrailSyntaxError, match=r"is not a known guardrail|must be at most 100"):
         parse_guardrails([spec])
 
 

@@ -16,6 +16,8 @@ from gitops_karmada.core.diff.manifests import (
 )
 from gitops_karmada.core.diff.model import ChangeKind, ClusterChange, PlanDiff
 from gitops_karmada.core.diff.placement import (
+    BoundPlacement,
+    Identity,
     binding_key,
     claimed_policy,
     compare_placement,
@@ -23,9 +25,10 @@ from gitops_karmada.core.diff.placement import (
     replicas_by_cluster,
     template_problems,
 )
+from gitops_karmada.core.ownership import RELEASED_FILE, released_entries
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from gitops_karmada.core.diff.guardrails import Guardrail
     from gitops_karmada.core.diff.model import DiffSide, ObjectDiff, WorkloadPlacement
@@ -35,21 +38,28 @@ if TYPE_CHECKING:
 def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()) -> PlanDiff:
     """What merging ``head`` does to the fleet rendered from ``base``, checked against ``guardrails``."""
     base_placements, head_placements = index_bindings(base.bindings), index_bindings(head.bindings)
-    workloads = compare_placement(base_placements, head_placements)
+    released_paths = _newly_released(base, head)
+    released = _released_templates(released_paths, base_placements)
+    workloads = compare_placement(base_placements, head_placements, released)
+    # a released workload keeps running where it was: its replicas still count for its clusters
+    running_after = {**head_placements, **{i: base_placements[i] for i in released}}
 
     keys: dict[str, ObjectKey] = {
         object_path(p.key): p.key for index in (base_placements, head_placements) for p in index.values()
     }
     base_manifests = cluster_manifests(base.tree, base.clusters_dir)
     head_manifests = cluster_manifests(head.tree, head.clusters_dir)
-    objects = compare_manifests(base_manifests, head_manifests, head.clusters_dir, keys)
+    objects = tuple(
+        replace(o, note=RELEASED_NOTE) if o.path in released_paths else o
+        for o in compare_manifests(base_manifests, head_manifests, head.clusters_dir, keys)
+    )
     clusters = _cluster_changes(
         workloads,
         objects,
         objects_before=count_by_cluster(base_manifests),
         objects_after=count_by_cluster(head_manifests),
         replicas_before=replicas_by_cluster(base_placements.values()),
-        replicas_after=replicas_by_cluster(head_placements.values()),
+        replicas_after=replicas_by_cluster(running_after.values()),
     )
 
     old_problems = template_problems(base.bindings, base.diagnostics)
@@ -94,6 +104,30 @@ def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()
         fail_on=tuple(str(g) for g in guardrails),
     )
     return replace(diff, violations=check_guardrails(diff, guardrails))
+
+
+RELEASED_NOTE = (
+    "released from management (its template was deleted under preserveResourcesOnDeletion): the file stays, "
+    "and no later run rewrites or deletes it"
+)
+
+
+def _newly_released(base: DiffSide, head: DiffSide) -> dict[str, str]:
+    """Rendered paths the head side releases that the base side did not: path → template."""
+
+    def released(side: DiffSide) -> dict[str, str]:
+        raw = side.tree.get(f"{side.state_dir}/{RELEASED_FILE}")
+        return {path: entry.get("template", "") for path, entry in released_entries(raw).items()}
+
+    before = released(base)
+    return {path: template for path, template in released(head).items() if path not in before}
+
+
+def _released_templates(
+    paths: Mapping[str, str], placements: Mapping[Identity, BoundPlacement]
+) -> frozenset[Identity]:
+    names = set(paths.values())
+    return frozenset(identity for identity, p in placements.items() if str(p.key) in names)
 
 
 def _touched(

@@ -2,8 +2,14 @@
 
 Conditions (comma-separated or repeated): ``cluster-emptied`` (a cluster folder loses every object),
 ``replicas-moved>N%`` (more than N % of a workload's replicas change cluster; ``replicas-moved=N`` is the
-same), ``unschedulable``, ``quota-blocked`` and ``failed`` (a template the change leaves unschedulable,
-blocked by a FederatedResourceQuota, or failing to render; problems the base side already had do not count).
+same), ``workload-removed`` (a template's manifests are deleted from every cluster; a release under
+preserveResourcesOnDeletion is not a removal), ``namespace-removed`` (a Namespace leaves a cluster folder,
+which makes Flux or Argo CD delete everything in it), ``max-deleted=N`` (more than N manifests deleted),
+``unschedulable``, ``quota-blocked`` and ``failed`` (a template the change leaves unschedulable, blocked by a
+FederatedResourceQuota, or failing to render; problems the base side already had do not count).
+
+The same conditions guard the write paths (``reconcile``, ``rollback``, ``reschedule``), from the
+``guardrails:`` list of ``gitops-karmada.yaml``.
 """
 
 from __future__ import annotations
@@ -13,8 +19,9 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.diff.model import GuardrailViolation, ProblemKind
+from gitops_karmada.core.diff.model import ChangeKind, GuardrailViolation, ProblemKind
 from gitops_karmada.core.diff.wording import percent
+from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER
 from gitops_karmada.model.errors import InputError
 
 if TYPE_CHECKING:
@@ -26,9 +33,15 @@ if TYPE_CHECKING:
 class GuardrailKind(enum.StrEnum):
     CLUSTER_EMPTIED = "cluster-emptied"
     REPLICAS_MOVED = "replicas-moved"
+    WORKLOAD_REMOVED = "workload-removed"
+    NAMESPACE_REMOVED = "namespace-removed"
+    MAX_DELETED = "max-deleted"
     UNSCHEDULABLE = "unschedulable"
     QUOTA_BLOCKED = "quota-blocked"
     FAILED = "failed"
+
+
+_THRESHOLD_KINDS = {GuardrailKind.REPLICAS_MOVED, GuardrailKind.MAX_DELETED}
 
 
 class GuardrailSyntaxError(InputError):
@@ -36,15 +49,18 @@ class GuardrailSyntaxError(InputError):
 
 
 _MOVED = re.compile(r"^replicas-moved\s*(?:>|=|:)\s*(\d+)\s*%?$")
+_DELETED = re.compile(r"^max-deleted\s*(?:=|:)\s*(\d+)$")
 
 
 @dataclass(frozen=True, slots=True)
 class Guardrail:
     kind: GuardrailKind
     threshold: int | None = None
-    """Percent, for ``replicas-moved``."""
+    """Percent, for ``replicas-moved``; a count of files, for ``max-deleted``."""
 
     def __str__(self) -> str:
+        if self.kind is GuardrailKind.MAX_DELETED:
+            return f"{self.kind.value}={self.threshold}"
         return f"{self.kind.value}>{self.threshold}%" if self.threshold is not None else self.kind.value
 
 
@@ -67,17 +83,22 @@ def _parse_one(text: str) -> Guardrail:
     if moved:
         threshold = int(moved.group(1))
         if threshold > 100:
-            raise GuardrailSyntaxError(f"--fail-on {text!r}: a percentage must be at most 100")
+            raise GuardrailSyntaxError(f"{text!r}: a percentage must be at most 100")
         return Guardrail(GuardrailKind.REPLICAS_MOVED, threshold)
+    deleted = _DELETED.match(text)
+    if deleted:
+        return Guardrail(GuardrailKind.MAX_DELETED, int(deleted.group(1)))
     try:
         kind = GuardrailKind(text)
     except ValueError:
         kind = None
-    if kind is None or kind is GuardrailKind.REPLICAS_MOVED:
-        known = ", ".join(
-            k.value if k is not GuardrailKind.REPLICAS_MOVED else "replicas-moved>N%" for k in GuardrailKind
-        )
-        raise GuardrailSyntaxError(f"--fail-on {text!r} is not a known condition (known: {known})")
+    if kind is None or kind in _THRESHOLD_KINDS:
+        spelled = {
+            GuardrailKind.REPLICAS_MOVED: "replicas-moved>N%",
+            GuardrailKind.MAX_DELETED: "max-deleted=N",
+        }
+        known = ", ".join(spelled.get(k, k.value) for k in GuardrailKind)
+        raise GuardrailSyntaxError(f"{text!r} is not a known guardrail (known: {known})")
     return Guardrail(kind)
 
 
@@ -118,6 +139,41 @@ def check_guardrails(diff: PlanDiff, guardrails: Iterable[Guardrail]) -> tuple[G
                             ),
                         )
                     )
+        elif guardrail.kind is GuardrailKind.WORKLOAD_REMOVED:
+            violations.extend(
+                GuardrailViolation(
+                    guardrail=name,
+                    subject=w.template,
+                    detail=f"{w.template} is removed from {', '.join(w.lost) or 'every cluster'}",
+                )
+                for w in diff.workloads
+                if w.change is ChangeKind.REMOVED
+            )
+        elif guardrail.kind is GuardrailKind.NAMESPACE_REMOVED:
+            violations.extend(
+                GuardrailViolation(
+                    guardrail=name,
+                    subject=o.path,
+                    detail=f"Namespace {_file_name(o.path)} leaves cluster {o.cluster} "
+                    "(its sync engine would delete everything in it)",
+                )
+                for o in diff.objects
+                if o.change is ChangeKind.REMOVED and _is_namespace(o.path)
+            )
+        elif guardrail.kind is GuardrailKind.MAX_DELETED:
+            assert guardrail.threshold is not None
+            deleted = sum(1 for o in diff.objects if o.change is ChangeKind.REMOVED)
+            if deleted > guardrail.threshold:
+                violations.append(
+                    GuardrailViolation(
+                        guardrail=name,
+                        subject=f"{deleted} manifests",
+                        detail=(
+                            f"{deleted} manifest(s) deleted from the cluster folders, "
+                            f"more than {guardrail.threshold}"
+                        ),
+                    )
+                )
         else:
             kind = _PROBLEM_KINDS[guardrail.kind]
             violations.extend(
@@ -130,3 +186,13 @@ def check_guardrails(diff: PlanDiff, guardrails: Iterable[Guardrail]) -> tuple[G
                 if p.kind is kind and p.new
             )
     return tuple(violations)
+
+
+def _is_namespace(path: str) -> bool:
+    """A core Namespace in a cluster folder (``<clusters>/<cluster>/_cluster/namespace/<name>.yaml``)."""
+    parts = path.split("/")
+    return len(parts) >= 4 and parts[-3] == CLUSTER_SCOPED_FOLDER and parts[-2] == "namespace"
+
+
+def _file_name(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".yaml")

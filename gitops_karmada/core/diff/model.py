@@ -22,6 +22,12 @@ class ChangeKind(enum.StrEnum):
     ADDED = "added"
     REMOVED = "removed"
     MODIFIED = "modified"
+    RELEASED = "released"
+    """A workload whose template was deleted under preserveResourcesOnDeletion: its files stay, unmanaged."""
+
+
+OBJECT_CHANGES = (ChangeKind.ADDED, ChangeKind.REMOVED, ChangeKind.MODIFIED)
+"""What can happen to one manifest file (a released one is modified: its header and claim go)."""
 
 
 class ProblemKind(enum.StrEnum):
@@ -43,6 +49,7 @@ class DiffSide:
     """The complete managed tree of the side (rendered manifests and binding records) by path."""
     bindings: tuple[ResourceBinding, ...]
     clusters_dir: str = "clusters"
+    state_dir: str = "karmada-state"
     inputs: Inputs | None = None
     """The loaded input (policies, clusters, templates); None when it did not load."""
     diagnostics: tuple[Diagnostic, ...] = ()
@@ -314,7 +321,7 @@ class PlanDiff:
                 "workloads": len(self.workloads),
                 "clusters": len(self.clusters),
                 "objects": {
-                    kind.value: sum(1 for o in self.objects if o.change is kind) for kind in ChangeKind
+                    kind.value: sum(1 for o in self.objects if o.change is kind) for kind in OBJECT_CHANGES
                 },
                 "problems": len(self.problems),
                 "inputs": len(self.inputs),

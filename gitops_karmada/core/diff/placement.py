@@ -88,13 +88,22 @@ def index_bindings(bindings: Iterable[ResourceBinding]) -> dict[Identity, BoundP
 
 
 def compare_placement(
-    base: Mapping[Identity, BoundPlacement], head: Mapping[Identity, BoundPlacement]
+    base: Mapping[Identity, BoundPlacement],
+    head: Mapping[Identity, BoundPlacement],
+    released: frozenset[Identity] = frozenset(),
 ) -> tuple[WorkloadPlacement, ...]:
-    """Templates whose clusters, replicas or claiming policy differ, in template identity order."""
+    """Templates whose clusters, replicas or claiming policy differ, in template identity order.
+
+    A template in ``released`` lost its binding but not its files (preserveResourcesOnDeletion): it is
+    shown as released with its replicas where they were, not as removed.
+    """
     changes: list[WorkloadPlacement] = []
     for identity in sorted(base.keys() | head.keys()):
         before, after = base.get(identity), head.get(identity)
         if before is not None and after is not None and _same(before, after):
+            continue
+        if before is not None and after is None and identity in released:
+            changes.append(_released(before))
             continue
         either = after if after is not None else before
         assert either is not None
@@ -122,6 +131,22 @@ def compare_placement(
             )
         )
     return tuple(changes)
+
+
+def _released(before: BoundPlacement) -> WorkloadPlacement:
+    return WorkloadPlacement(
+        template=str(before.key),
+        change=ChangeKind.RELEASED,
+        policy_before=before.policy,
+        policy_after="",
+        has_replicas=before.has_replicas,
+        replicas_before=sum(before.replicas.values()),
+        replicas_after=sum(before.replicas.values()),
+        cells=tuple(
+            PlacementCell(cluster=name, before=count, after=count)
+            for name, count in sorted(before.replicas.items())
+        ),
+    )
 
 
 def _same(before: BoundPlacement, after: BoundPlacement) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.diff.model import ChangeKind
+from gitops_karmada.core.diff.model import OBJECT_CHANGES, ChangeKind
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -109,8 +109,8 @@ def summary_line(diff: PlanDiff) -> str:
     """One sentence with the size of the change."""
     if not diff.has_changes:
         return "No change to the rendered fleet."
-    counts = {kind: sum(1 for o in diff.objects if o.change is kind) for kind in ChangeKind}
-    detail = ", ".join(f"{counts[kind]} {kind.value}" for kind in ChangeKind if counts[kind])
+    counts = {kind: sum(1 for o in diff.objects if o.change is kind) for kind in OBJECT_CHANGES}
+    detail = ", ".join(f"{counts[kind]} {kind.value}" for kind in OBJECT_CHANGES if counts[kind])
     parts = [
         plural(len(diff.workloads), "template") + " re-placed" if diff.workloads else "placement unchanged",
         plural(len(diff.clusters), "cluster") + " changed",
