@@ -28,7 +28,7 @@ from gitops_karmada.core.detector import ClaimState, PolicyIndex, PolicyMatch, m
 from gitops_karmada.core.dispatch import merge_target_clusters, should_suspend_dispatching
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
 from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_path, manifest_path
-from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates
+from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates, untolerated_no_execute
 from gitops_karmada.core.loading import Inputs, load, load_bindings
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
 from gitops_karmada.core.ownership import (
@@ -328,6 +328,14 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         if ident not in current:
             outcomes.append(_deleted(run, binding))
     bindings = tuple(o.binding for o in outcomes if o.binding is not None)
+    diagnostics.extend(
+        untolerated_no_execute(
+            bindings,
+            run.clusters,
+            {t.key.identity: t.source for t in templates},
+            failover=run.gate(FeatureGate.FAILOVER),
+        )
+    )
     for binding in bindings:
         run.files[binding_path(request.config.output.state_dir, binding_key(binding))] = dump_yaml(
             binding.to_api()
@@ -352,6 +360,16 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         quotas=quotas,
         previous_bindings=tuple(previous[identity] for identity in sorted(previous)),
     )
+
+
+def blocking_entry(path: str, existing: Mapping[str, str]) -> str | None:
+    """An existing file or symbolic link at a parent of ``path`` (writing ``path`` would replace it)."""
+    parent = path.rpartition("/")[0]
+    while parent:
+        if parent in existing:
+            return parent
+        parent = parent.rpartition("/")[0]
+    return None
 
 
 def _deleted(run: _Run, binding: ResourceBinding) -> TemplateOutcome:
@@ -606,6 +624,15 @@ def _process(
             why = "the cluster left the inventory" if cluster is None else "dispatching is suspended"
             applied[target.name] = (ours, f"{why}: the folder was left as it was")
             continue
+        blocker = blocking_entry(path, run.request.output_blobs)
+        if blocker is not None:
+            message = (
+                f"{blocker} is a file or symbolic link gitops-karmada did not write, where {path} needs a "
+                "folder: nothing was written there (move it away to let the tool write)"
+            )
+            applied[target.name] = (False, message)
+            diagnostics.append(warning(message, template.source, subject=subject))
+            continue
         hand_written = path in run.request.output_blobs and not ours
         if hand_written and conflict_resolution != "overwrite":
             message = (
@@ -859,6 +886,14 @@ def _quota_outputs(
         for rendered_path, (cluster, manifest) in quota_paths(frq, config.output.clusters_dir).items():
             if cluster not in run.clusters:
                 message = f"staticAssignments names cluster {cluster!r}, which is not in the inventory"
+                diagnostics.append(warning(message, source))
+                continue
+            blocker = blocking_entry(rendered_path, run.request.output_blobs)
+            if blocker is not None:
+                message = (
+                    f"{blocker} is a file or symbolic link gitops-karmada did not write; "
+                    f"{rendered_path} was not written"
+                )
                 diagnostics.append(warning(message, source))
                 continue
             if rendered_path in run.request.output_blobs and rendered_path not in owned:

@@ -13,8 +13,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
 
-def read_directory(root: Path, include: Callable[[str], bool]) -> dict[str, bytes]:
-    """Files under ``root`` whose POSIX relative path passes ``include`` (dot-folders skipped)."""
+def read_directory(
+    root: Path, include: Callable[[str], bool], skipped: list[str] | None = None
+) -> dict[str, bytes]:
+    """Files under ``root`` whose POSIX relative path passes ``include`` (dot-folders skipped).
+
+    Symbolic links are never followed (they may point outside the repository); their paths are added to
+    ``skipped`` when it is given.
+    """
     if not root.is_dir():
         raise AdapterError(f"{root}: not a directory")
     files: dict[str, bytes] = {}
@@ -24,7 +30,12 @@ def read_directory(root: Path, include: Callable[[str], bool]) -> dict[str, byte
         for filename in sorted(filenames):
             path = base / filename
             rel = path.relative_to(root).as_posix()
-            if include(rel) and path.is_file() and not path.is_symlink():
+            if not include(rel):
+                continue
+            if path.is_symlink():
+                if skipped is not None:
+                    skipped.append(rel)
+            elif path.is_file():
                 files[rel] = path.read_bytes()
     return files
 

@@ -10,15 +10,16 @@ configuration files are never changed.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from pathlib import Path
 
 STDERR_TAIL_LINES = 12
 STDERR_TAIL_CHARS = 2000
@@ -42,8 +43,57 @@ def stderr_tail(stderr: bytes | str) -> str:
     return tail if len(tail) <= STDERR_TAIL_CHARS else "…" + tail[-STDERR_TAIL_CHARS:]
 
 
+_LOCK_EXISTS = re.compile(r"Unable to create '([^']+\.lock)': File exists")
+
+
+def held_lock(stderr: bytes | str) -> str | None:
+    """The lock file git found in its way (``.git/index.lock``), from its stderr; None when none was."""
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    found = _LOCK_EXISTS.search(text)
+    return found.group(1) if found else None
+
+
+def lock_holder(lock: str) -> int | None:
+    """The pid of a process that has ``lock`` open (Linux /proc), or None when none does (or unknown)."""
+    target = os.path.realpath(lock)
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return None
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            for fd in (entry / "fd").iterdir():
+                if os.path.realpath(fd) == target:
+                    return int(entry.name)
+        except OSError:
+            continue
+    return None
+
+
+def lock_message(lock: str) -> str:
+    """What to do about a lock file in the way: wait for its holder, or remove it when nobody holds it."""
+    holder = lock_holder(lock)
+    if holder is not None:
+        return (
+            f"process {holder} holds {lock} (another git command is at work here): retry when it has finished"
+        )
+    return (
+        f"{lock} exists but no process holds it, so a git command that crashed left it behind: "
+        f"remove it (rm {lock}) and rerun"
+    )
+
+
 def git_error(operation: str, what: str, stderr: bytes | str = b"", *, temporary: bool = False) -> GitError:
-    """A ``GitError`` whose detail is ``what`` followed by the tail of git's stderr."""
+    """A ``GitError`` whose detail is ``what`` followed by the tail of git's stderr.
+
+    A lock file in the way gets its own message (whether to wait or to remove it) and is temporary when a
+    live process holds it.
+    """
+    lock = held_lock(stderr)
+    if lock is not None:
+        held = lock_holder(lock) is not None
+        return GitError(operation, f"{what}: {lock_message(lock)}", temporary=temporary or held)
     tail = stderr_tail(stderr)
     return GitError(operation, f"{what}: {tail}" if tail else what, temporary=temporary)
 

@@ -24,11 +24,12 @@ from gitops_karmada.adapters.git_cat_file import read_blobs
 from gitops_karmada.adapters.git_fast_import import import_commit
 from gitops_karmada.adapters.git_log import LOG_FORMAT, LogEntry, PathChange, parse_log, parse_raw_changes
 from gitops_karmada.adapters.git_process import GitRunner, git_error
-from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, list_tree, normalise_prefix
+from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, decode_path, list_tree, normalise_prefix
 from gitops_karmada.adapters.git_work_tree import (
     PendingSync,
     check_can_sync,
     finish_interrupted_sync,
+    has_journal,
     remove_journal,
     sync_work_tree,
     work_trees_showing,
@@ -72,10 +73,25 @@ class TreeSnapshot:
     skipped: tuple[SkippedEntry, ...]
 
 
+SYMLINK_SKIPPED = "symbolic link: its target is not read (it may point outside the repository)"
 _SKIP_REASONS = {
-    EntryKind.SYMLINK: "symbolic link: its target is not read (it may point outside the repository)",
+    EntryKind.SYMLINK: SYMLINK_SKIPPED,
     EntryKind.SUBMODULE: "submodule: its files belong to another repository",
 }
+
+
+def _owner_alive(suffix: str) -> bool:
+    """Whether the process that named a temporary ref ``<pid>-<random>`` still runs on this machine."""
+    pid = suffix.partition("-")[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -268,6 +284,20 @@ class GitStore:
             ["cat-file", "commit", commit], operation="cat-file", what=f"reading commit {rev}"
         ).stdout
 
+    def uncommitted(self, include: Sequence[str] = ("",), exclude: Sequence[str] = ()) -> tuple[str, ...]:
+        """Paths of the work tree that differ from HEAD (modified, staged, deleted or untracked) under the
+        folders in ``include`` (``""``: everywhere) and outside those in ``exclude``; () when bare."""
+        if self.work_tree is None:
+            return ()
+        specs = [f":(literal){normalise_prefix(p)}" if normalise_prefix(p) else "." for p in include]
+        specs += [f":(exclude,literal){normalise_prefix(p)}" for p in exclude if normalise_prefix(p)]
+        output = self._git.run(
+            ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", *specs],
+            operation="status",
+            what="listing uncommitted changes",
+        ).stdout
+        return tuple(sorted(decode_path(entry[3:]) for entry in output.split(b"\0") if len(entry) > 3))
+
     # --- history (used by rollback, history, verify and trace) --------------------------------------------
 
     def log(
@@ -384,6 +414,18 @@ class GitStore:
         finally:
             self._delete_temporary_refs(_COMMIT_REF_PREFIX)
 
+    def recover(self, ref: str) -> None:
+        """Finish a work-tree update that a killed run left unfinished for ``ref``'s checkouts (no-op when
+        there is none). Every run that reads a branch calls this first, whether or not it will commit, so
+        the index and files never keep showing an older commit than the branch. Temporary refs of runs that
+        died are dropped too."""
+        self._prepare_work_trees(self._target_ref(ref))
+        self._delete_temporary_refs(_COMMIT_REF_PREFIX, only_dead=True)
+
+    def pending_sync(self) -> bool:
+        """Whether this checkout's work tree has an unfinished update (a journal left by a killed run)."""
+        return self.work_tree is not None and has_journal(self._git)
+
     def move_ref(self, *, ref: str, old: str, new: str) -> None:
         """Move ``ref`` from commit ``old`` to commit ``new`` (any commit, e.g. a fetched upstream tip).
 
@@ -489,13 +531,17 @@ class GitStore:
         fallback = {f"GIT_{role}_NAME": DEFAULT_AUTHOR_NAME, f"GIT_{role}_EMAIL": DEFAULT_AUTHOR_EMAIL}
         return self._git.text(["var", variable], operation="var", what=variable, env=fallback)
 
-    def _delete_temporary_refs(self, prefix: str) -> None:
+    def _delete_temporary_refs(self, prefix: str, *, only_dead: bool = False) -> None:
         listed = self._git.text(
             ["for-each-ref", "--format=%(refname)", prefix.rpartition("/")[0] + "/"],
             operation="for-each-ref",
             what="listing temporary refs",
         )
-        doomed = [name for name in listed.splitlines() if name.startswith(prefix)]
+        doomed = [
+            name
+            for name in listed.splitlines()
+            if name.startswith(prefix) and not (only_dead and _owner_alive(name.removeprefix(prefix)))
+        ]
         if doomed:
             # Best effort: a concurrent run may delete the same leftovers; the next run tries again.
             self._git.run(

@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from gitops_karmada.adapters.git_process import GitRunner, git_error
+from gitops_karmada.adapters.git_process import GitRunner, git_error, held_lock
 from gitops_karmada.adapters.git_tree import SYMLINK_MODE, decode_path, encode_path
 from gitops_karmada.model.errors import GitError
 
@@ -80,12 +80,20 @@ def work_trees_showing(runner: GitRunner, ref: str, current: Path | None) -> tup
 
 def _refresh_index(runner: GitRunner) -> None:
     # Without a refresh, a file whose stat data changed but whose content did not counts as an edit.
-    runner.run(
+    done = runner.run(
         ["update-index", "-q", "--refresh"],
         operation="update-index",
         what="refreshing the index",
-        ok_codes=(0, 1),
+        ok_codes=(0, 1, 128),
     )
+    if done.returncode == 128:
+        # -q silences git's own lock message: look for the lock ourselves
+        lock = Path(
+            runner.text(["rev-parse", "--git-path", "index.lock"], operation="rev-parse", what="index lock")
+        )
+        lock = lock if lock.is_absolute() else runner.root / lock
+        stderr = f"Unable to create '{lock}': File exists." if lock.exists() else done.stderr
+        raise git_error("update-index", f"cannot refresh the index of {runner.root}", stderr)
 
 
 def check_can_sync(runner: GitRunner, old: str, new: str) -> None:
@@ -98,6 +106,10 @@ def check_can_sync(runner: GitRunner, old: str, new: str) -> None:
         ok_codes=(0, 128),
     )
     if done.returncode != 0:
+        if held_lock(done.stderr) is not None:
+            raise git_error(
+                "commit", f"cannot update the work tree of {runner.root}; nothing was changed", done.stderr
+            )
         raise git_error(
             "commit",
             f"uncommitted changes in {runner.root} are in the way of paths the commit changes "
@@ -122,6 +134,10 @@ def write_journal(runner: GitRunner, pending: PendingSync) -> None:
         journal.flush()
         os.fsync(journal.fileno())
     temporary.replace(path)
+
+
+def has_journal(runner: GitRunner) -> bool:
+    return _journal_path(runner).exists()
 
 
 def remove_journal(runner: GitRunner) -> None:

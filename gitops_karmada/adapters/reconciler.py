@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from gitops_karmada.adapters.repository import RepositoryState, commit_message, read_commit, summarize
+from gitops_karmada.adapters.lifecycle import Layout, latest_tool_commit
+from gitops_karmada.adapters.repository import (
+    RepositoryState,
+    commit_message,
+    read_commit,
+    summarize,
+    warn_uncommitted_inputs,
+)
 from gitops_karmada.core.diff.guardrails import parse_guardrails
 from gitops_karmada.core.diff.writeguard import guard, write_plan
 from gitops_karmada.model.errors import GitError
@@ -39,6 +46,8 @@ class ReconcileOutcome:
     pushed: bool = False
     guard: PlanDiff | None = None
     """The deletion guard's verdict on the changes (its ``violations`` refuse the commit)."""
+    reverted: tuple[str, ...] = ()
+    """Managed files edited by hand since the last reconcile that this run rewrites or deletes."""
 
     @property
     def refused(self) -> bool:
@@ -104,24 +113,52 @@ def reconcile_ref(
     ``reschedule`` names templates (by group, kind, namespace, name) whose replicas are divided afresh;
     ``allow`` lifts guardrails of the repository's configuration by name (``all``: every one).
     """
+    if not dry_run:
+        store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
     state = read_commit(store, ref, reschedule=reschedule)
+    warn_uncommitted_inputs(store, ref, state.request.config)
     result = reconcile(state.request)
     if not result.input_ok:
         return ReconcileOutcome(state, result)
     changes = result.changes(state.current_blobs, store.blob_id)
     checked = write_guard(state, result, changes, allow)
+    reverted = reverted_hand_edits(store, state, changes)
+    if reverted:
+        shown = ", ".join(reverted[:10]) + (f" and {len(reverted) - 10} more" if len(reverted) > 10 else "")
+        logger.bind(logger="reconciler", files=len(reverted)).warning(
+            "{} managed file(s) were edited by hand since the last reconcile; this run {} them to what the "
+            "inputs render: {} (change the inputs instead, or use a hand-written file the tool does not own)",
+            len(reverted),
+            "would revert" if dry_run or checked.violations else "reverts",
+            shown,
+        )
     if dry_run or not changes or checked.violations:
-        return ReconcileOutcome(state, result, changes, guard=checked)
+        return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)
     assert state.source is not None
     sha = store.commit(
         parent=state.source,
         ref=ref,
         changes=changes,
-        message=commit_message(state.source, summarize(result, changes), message),
+        message=commit_message(state.source, summarize(result, changes, reverted), message),
     )
     if sha is not None:
         logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
-    return ReconcileOutcome(state, result, changes, sha, guard=checked)
+    return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
+
+
+def reverted_hand_edits(
+    store: GitStore, state: RepositoryState, changes: dict[str, bytes | None]
+) -> tuple[str, ...]:
+    """Managed paths changed by commits after the last tool commit that ``changes`` rewrites or deletes."""
+    if state.source is None or not changes:
+        return ()
+    anchor = latest_tool_commit(store, state.source)
+    if anchor is None or anchor.commit == state.source:
+        return ()
+    folders = Layout.of(state.request.config).folders
+    return tuple(
+        sorted(c.path for c in store.diff(anchor.commit, state.source, folders) if c.path in changes)
+    )
 
 
 def _rebase_onto_remote(store: GitStore, ref: str, outcome: ReconcileOutcome, remote_sha: str) -> None:
@@ -166,6 +203,12 @@ def reconcile_and_push(
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
         return ReconcileOutcome(
-            outcome.state, outcome.result, outcome.changes, outcome.commit, pushed=True, guard=outcome.guard
+            outcome.state,
+            outcome.result,
+            outcome.changes,
+            outcome.commit,
+            pushed=True,
+            guard=outcome.guard,
+            reverted=outcome.reverted,
         )
     return outcome

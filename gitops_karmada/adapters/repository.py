@@ -13,11 +13,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from loguru import logger
+
 from gitops_karmada import __version__
 from gitops_karmada.adapters.directory import read_directory
-from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.git_store import SYMLINK_SKIPPED, GitStore
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.model import wellknown
+from gitops_karmada.model.diagnostics import SourceRef, warning
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha
 
@@ -63,7 +66,13 @@ def read_commit(
             or (path.startswith(snapshots_prefix) and path.endswith((".yaml", ".yml")))
         )
 
-    files = store.read_files(sha, wanted)
+    snapshot = store.read_snapshot(sha, wanted)
+    files = dict(snapshot.files)
+    skipped = tuple(
+        warning(f"{entry.reason}; not read (commit the file itself, or exclude it)", SourceRef(entry.path, 0))
+        for entry in snapshot.skipped
+        if is_input(entry.path)
+    )
     state_files = {path: content for path, content in files.items() if path.startswith(state_prefix)}
     snapshot_files = {path: content for path, content in files.items() if path.startswith(snapshots_prefix)}
     input_files = {p: c for p, c in files.items() if p not in state_files and p not in snapshot_files}
@@ -71,7 +80,7 @@ def read_commit(
     request = ReconcileRequest(
         input_files=input_files,
         config=config,
-        config_diagnostics=config_diagnostics,
+        config_diagnostics=(*config_diagnostics, *skipped),
         state_files=state_files,
         snapshot_files=snapshot_files,
         output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
@@ -87,7 +96,12 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
     config_path = root / CONFIG_FILE
     config, config_diagnostics = load_config(config_path.read_bytes() if config_path.is_file() else None)
     clusters_prefix, state_prefix = _managed_prefixes(config)
-    input_files = read_directory(root, input_path_filter(config))
+    links: list[str] = []
+    input_files = read_directory(root, input_path_filter(config), links)
+    skipped = tuple(
+        warning(f"{SYMLINK_SKIPPED}; not read (commit the file itself, or exclude it)", SourceRef(path, 0))
+        for path in links
+    )
     managed = read_directory(root, lambda path: path.startswith((clusters_prefix, state_prefix)))
     snapshots_prefix = config.output.snapshots_dir + "/"
     snapshot_files = read_directory(root, lambda path: path.startswith(snapshots_prefix))
@@ -95,7 +109,7 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
     request = ReconcileRequest(
         input_files=input_files,
         config=config,
-        config_diagnostics=config_diagnostics,
+        config_diagnostics=(*config_diagnostics, *skipped),
         state_files={p: c for p, c in managed.items() if p.startswith(state_prefix) and p.endswith(".yaml")},
         snapshot_files=snapshot_files,
         output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
@@ -105,20 +119,49 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
     return RepositoryState(request, None, current)
 
 
+def uncommitted_inputs(store: GitStore, config: ToolConfig) -> tuple[str, ...]:
+    """Input files (and the configuration) with edits in the work tree that a run reading a commit misses."""
+    is_input = input_path_filter(config)
+    changed = store.uncommitted(exclude=_managed_prefixes(config))
+    return tuple(p for p in changed if is_input(p) or p == CONFIG_FILE)
+
+
+def warn_uncommitted_inputs(store: GitStore, rev: str, config: ToolConfig) -> tuple[str, ...]:
+    """Log a warning naming the uncommitted input edits when ``rev`` is the checked-out commit."""
+    commit = store.try_resolve(rev)
+    if store.work_tree is None or commit is None or commit != store.try_resolve("HEAD"):
+        return ()
+    pending = uncommitted_inputs(store, config)
+    if pending:
+        shown = ", ".join(pending[:10]) + (f" and {len(pending) - 10} more" if len(pending) > 10 else "")
+        logger.bind(logger="repository", files=len(pending)).warning(
+            "{} input file(s) have uncommitted edits that this run does not read (it reads commit {}): "
+            "{}; commit them first (validate and render can read them with --worktree)",
+            len(pending),
+            commit[:12],
+            shown,
+        )
+    return pending
+
+
 @dataclass(frozen=True, slots=True)
 class CommitSummary:
     written: int
     deleted: int
     bindings: int
     failed: int
+    reverted: tuple[str, ...] = ()
 
 
-def summarize(result: RenderResult, changes: dict[str, bytes | None]) -> CommitSummary:
+def summarize(
+    result: RenderResult, changes: dict[str, bytes | None], reverted: tuple[str, ...] = ()
+) -> CommitSummary:
     return CommitSummary(
         written=sum(1 for v in changes.values() if v is not None),
         deleted=sum(1 for v in changes.values() if v is None),
         bindings=len(result.bindings),
         failed=len(result.failed_templates),
+        reverted=reverted,
     )
 
 
@@ -134,6 +177,9 @@ def commit_message(source: str, summary: CommitSummary, message: str | None = No
         )
         + "."
     )
+    if summary.reverted:
+        body += "\n\nReverted hand edits of managed files:\n" + "".join(f"- {p}\n" for p in summary.reverted)
+        body = body.rstrip("\n")
     return (
         f"{title}\n\n{body}\n\n"
         f"{wellknown.SOURCE_COMMIT_TRAILER}: {source}\n"

@@ -22,7 +22,7 @@ from gitops_karmada.adapters.lifecycle import (
     parse_records,
     state_ownership,
 )
-from gitops_karmada.adapters.repository import read_commit
+from gitops_karmada.adapters.repository import read_commit, uncommitted_inputs
 from gitops_karmada.reconcile import reconcile
 
 if TYPE_CHECKING:
@@ -44,12 +44,17 @@ class Finding(enum.StrEnum):
     """A tool-written file deleted by a commit that is not the tool's."""
     STATE_EDITED = "state-edited"
     """A binding record added, changed or deleted by hand."""
+    WORK_TREE = "work-tree"
+    """The checked-out files or index of a managed folder differ from the branch (an unfinished update of
+    a killed run, or an uncommitted edit): the next ``git commit`` would revert the reconciler."""
     HAND_WRITTEN = "hand-written"
     """A file in a cluster folder the tool does not manage (information, not a failure)."""
+    UNCOMMITTED = "uncommitted"
+    """An input file edited in the work tree but not committed: verify checks the commit, not the edit."""
 
     @property
     def is_failure(self) -> bool:
-        return self is not Finding.HAND_WRITTEN
+        return self not in (Finding.HAND_WRITTEN, Finding.UNCOMMITTED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +107,7 @@ def verify_commit(store: GitStore, rev: str) -> VerifyReport:
     layout = Layout.of(state.request.config)
     # hand edits are found from history alone: they are reported even when the input cannot be rendered
     items = _hand_edits(store, state, layout, last_reconcile)
+    items.update(_work_tree(store, rev, state, layout))
     result = reconcile(state.request)
     if not result.input_ok:
         return VerifyReport(
@@ -156,6 +162,28 @@ def _hand_edits(
         by = _editor(walk, change) or _merge_editor(store, commit, anchor, change)
         detail = f"{what} in {by[:12]}" if by else what
         items[change.path] = VerifyItem(change.path, finding, detail, by)
+    return items
+
+
+def _work_tree(store: GitStore, rev: str, state: RepositoryState, layout: Layout) -> dict[str, VerifyItem]:
+    """The checkout of ``rev`` (when it is checked out): managed paths that disagree with the commit, and
+    input files with uncommitted edits."""
+    if store.work_tree is None or store.try_resolve(rev) != store.try_resolve("HEAD"):
+        return {}
+    items: dict[str, VerifyItem] = {}
+    why = (
+        "an earlier run was killed before the work tree followed the branch: run gitops-karmada reconcile to "
+        "finish it"
+        if store.pending_sync()
+        else "differs from the commit in the work tree or index: commit or discard it (the next git commit "
+        "would otherwise record it)"
+    )
+    for path in store.uncommitted(include=layout.folders):
+        items[path] = VerifyItem(path, Finding.WORK_TREE, why)
+    for path in uncommitted_inputs(store, state.request.config):
+        items[path] = VerifyItem(
+            path, Finding.UNCOMMITTED, "edited in the work tree, not committed: not verified"
+        )
     return items
 
 

@@ -10,7 +10,12 @@ from typing import Any, TypeVar
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
+from gitops_karmada.adapters.repository import (
+    RepositoryState,
+    read_commit,
+    read_worktree,
+    warn_uncommitted_inputs,
+)
 from gitops_karmada.core.diff.guardrails import GuardrailKind
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -42,7 +47,10 @@ def read_source(repo: Path, rev: str, worktree: bool) -> RepositoryState:
     """The repository state the options name (the wall clock stands in for a commit time on disk)."""
     if worktree:
         return read_worktree(repo, datetime.now(UTC))
-    return read_commit(GitStore.open(repo), rev)
+    store = GitStore.open(repo)
+    state = read_commit(store, rev)
+    warn_uncommitted_inputs(store, rev, state.request.config)
+    return state
 
 
 GUARDRAIL_NAMES = ("all", *(kind.value for kind in GuardrailKind))

@@ -12,13 +12,18 @@ import difflib
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.overrides import unused_override_policies
+from gitops_karmada.core.ownership import binding_key
+from gitops_karmada.core.scheduler.filters import find_untolerated_taint, taint_to_string
+from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.diagnostics import Diagnostic, warning
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from gitops_karmada.core.detector import PolicyIndex
     from gitops_karmada.core.loading import Inputs
+    from gitops_karmada.model.bindings import ResourceBinding
+    from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.diagnostics import SourceRef
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.overrides import AnyOverridePolicy
@@ -39,6 +44,48 @@ UNMATCHED_MESSAGE = "no propagation policy selects {}: it is not propagated to a
 def unmatched_templates(templates: Iterable[Manifest]) -> list[Diagnostic]:
     """One warning per template no policy selects (at its document), so nothing vanishes silently."""
     return [warning(UNMATCHED_MESSAGE.format(t.key), t.source) for t in templates]
+
+
+def untolerated_no_execute(
+    bindings: Iterable[ResourceBinding],
+    clusters: Mapping[str, Cluster],
+    sources: Mapping[tuple[str, str, str, str], SourceRef | None],
+    *,
+    failover: bool,
+) -> list[Diagnostic]:
+    """A warning per workload that stays on a cluster whose NoExecute taint it does not tolerate.
+
+    Karmada's scheduler never moves a workload off a cluster it already runs on for a taint (the filter
+    skips current targets); only the taint manager evicts, behind the Failover feature gate. Without it,
+    saying nothing would look like the taint was ignored.
+    """
+    found: list[Diagnostic] = []
+    for binding in bindings:
+        identity = binding_key(binding).identity
+        placement = binding.spec.placement
+        allowed = placement.cluster_tolerations if placement is not None else ()
+        for target in binding.spec.clusters:
+            cluster = clusters.get(target.name)
+            if cluster is None:
+                continue
+            taints = [t for t in cluster.spec.taints if t.effect is TaintEffect.NO_EXECUTE]
+            taint = find_untolerated_taint(taints, allowed)
+            if taint is None:
+                continue
+            why = (
+                "the taint manager (feature gate Failover) evicts it after its tolerationSeconds"
+                if failover
+                else "Karmada evicts only through its taint manager (feature gate Failover, off here)"
+            )
+            found.append(
+                warning(
+                    f"{binding_key(binding)} stays on cluster {target.name!r}, whose taint "
+                    f"{{{taint_to_string(taint)}}} it does not tolerate: the scheduler keeps current "
+                    f"clusters, and {why}",
+                    sources.get(identity),
+                )
+            )
+    return found
 
 
 # -- cluster names -------------------------------------------------------------------------------------------

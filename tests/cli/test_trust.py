@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.action.scenarios import REPO_LAYOUT
-from tests.builders import deployment, pp_doc
+from tests.builders import cluster_doc, deployment, pp_doc
 from tests.cli.test_reconcile import WEB_POLICY, shop
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
@@ -283,3 +283,67 @@ def test_the_diff_shows_a_preserved_delete_as_released_with_its_replicas_kept(tm
     assert all(m["note"].startswith("released from management") for m in report["manifests"])
     text = repo.cli(*diff, check=1).stdout
     assert "(released)" in text and "(removed)" not in text
+
+
+# -- item 9: a NoExecute taint that moves nothing says why ------------------------------------------------------
+
+
+def test_a_noexecute_taint_that_moves_nothing_is_explained(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.cli("reconcile")
+    repo.write(
+        "inventory/member1.yaml",
+        cluster_doc(
+            "member1",
+            labels={"env": "prod"},
+            taints=[{"key": "maintenance", "value": "true", "effect": "NoExecute"}],
+        ),
+    )
+    repo.commit("drain member1")
+    done = repo.cli("reconcile")
+    expected = (
+        "apps/web.yaml[0]: Deployment.apps/shop/web stays on cluster 'member1', whose taint "
+        "{maintenance=true:NoExecute} it does not tolerate: the scheduler keeps current clusters, and Karmada "
+        "evicts only through its taint manager (feature gate Failover, off here)"
+    )
+    assert expected in done.stderr
+    rescheduled = repo.cli("reschedule", "--all")
+    assert expected in rescheduled.stderr
+
+
+# -- item 6: reverted hand edits and uncommitted input edits are named ----------------------------------------
+
+
+def test_reconcile_names_the_hand_edits_it_reverts(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.cli("reconcile")
+    target = "clusters/member1/shop/deployment.apps/web.yaml"
+    repo.write(target, repo.read(target).replace("replicas: 3", "replicas: 9"))
+    repo.commit("hot fix on member1")
+    done = repo.cli("reconcile")
+    assert (
+        "1 managed file(s) were edited by hand since the last reconcile; this run reverts them to what the "
+        f"inputs render: {target}"
+    ) in done.stderr
+    assert "replicas: 3" in repo.read(target)
+    message = git(repo.path, "log", "-1", "--format=%B")
+    assert f"Reverted hand edits of managed files:\n- {target}" in message
+
+
+def test_uncommitted_input_edits_are_named_by_runs_that_read_the_commit(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.cli("reconcile")
+    repo.write("apps/web.yaml", deployment("web", "shop", replicas=8))
+    repo.write("apps/new.yaml", deployment("new", "shop"))
+    warning = (
+        "2 input file(s) have uncommitted edits that this run does not read (it reads commit "
+        f"{repo.head()[:12]}): apps/new.yaml, apps/web.yaml"
+    )
+    assert warning in repo.cli("reconcile").stderr
+    assert warning in repo.cli("render").stderr
+    assert warning in repo.cli("validate").stderr
+    verified = repo.cli("verify")
+    assert (
+        "info         apps/web.yaml: edited in the work tree, not committed: not verified" in verified.stdout
+    )
+    assert "uncommitted edits" not in repo.cli("validate", "--worktree").stderr
