@@ -31,6 +31,7 @@ from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_pa
 from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates, untolerated_no_execute
 from gitops_karmada.core.loading import Inputs, load, load_bindings
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
+from gitops_karmada.core.overrides.errors import OverridePolicyError
 from gitops_karmada.core.ownership import (
     QUOTAS_FOLDER,
     RELEASED_FILE,
@@ -666,9 +667,7 @@ def _process(
                 rendered[signature] = err
         done = rendered[signature]
         if isinstance(done, GitopsKarmadaError):
-            diagnostics.append(
-                error(f"cannot render for cluster {target.name!r}: {done}", template.source, subject=subject)
-            )
+            # reported once per render key below, naming every cluster it fails on
             if ours:
                 run.keep.add(path)
             applied[target.name] = (ours, f"cannot render: {done}" if not ours else "")
@@ -677,11 +676,16 @@ def _process(
         overrides[target.name] = result  # shared by every cluster with the same render key
         run.files[path] = content
         applied[target.name] = (True, "")
+    failures: dict[object, tuple[GitopsKarmadaError, list[str]]] = {}
     for signature, names in sharing.items():
         done = rendered[signature]
-        if isinstance(done, tuple):
+        if isinstance(done, GitopsKarmadaError):
+            # one report per distinct failure, naming every cluster it stops
+            failures.setdefault(_failure_key(done), (done, []))[1].extend(names)
+        elif isinstance(done, tuple):
             also = f" (the same on {', '.join(names[1:])})" if len(names) > 1 else ""
             diagnostics.extend(warning(w + also, template.source, subject=subject) for w in done[1].warnings)
+    diagnostics.extend(_render_error(run, template, sorted(names), err) for err, names in failures.values())
     binding = build_binding(
         BindingInputs(
             template=template,
@@ -904,6 +908,48 @@ def _quota_outputs(
             header = provenance_header(str(source) if source else "?", origin)
             run.files[rendered_path] = (header + dump_yaml(manifest)).encode()
     return diagnostics, tuple(settled)
+
+
+def _failure_key(err: GitopsKarmadaError) -> object:
+    if isinstance(err, OverridePolicyError):
+        return (
+            err.policy,
+            err.rule_index,
+            err.overrider,
+            err.overrider_index,
+            err.path,
+            err.sub_path,
+            err.detail,
+        )
+    return str(err)
+
+
+def _render_error(run: _Run, template: Manifest, clusters: list[str], err: GitopsKarmadaError) -> Diagnostic:
+    """A render failure at the document to fix: the failing override policy's rule, else the template."""
+    where = ", ".join(repr(name) for name in clusters)
+    plural = "s" if len(clusters) > 1 else ""
+    subject = str(template.key)
+    if isinstance(err, OverridePolicyError):
+        policy = err.policy
+        source = run.inputs.sources.get((policy.kind.value, policy.namespace, policy.name))
+        candidates: list[AnyOverridePolicy] = [
+            *run.inputs.override_policies,
+            *run.inputs.cluster_override_policies,
+        ]
+        wanted = (policy.kind.value, policy.namespace, policy.name)
+        spec = next((p.spec for p in candidates if (p.kind, p.namespace, p.name) == wanted), None)
+        rule = (
+            f"spec.overrideRules[{err.rule_index}]." if spec is not None and spec.override_rules else "spec."
+        )
+        field = f"{rule}overriders.{err.overrider}[{err.overrider_index}]"
+        at = f"{err.path}#{err.sub_path}" if err.sub_path else err.path
+        message = (
+            f"cannot override {subject} (from {template.source}) for cluster{plural} {where}"
+            + (f" at {at}" if at else "")
+            + f": {err.detail}"
+        )
+        return error(message, source, field, subject=subject)
+    return error(f"cannot render for cluster{plural} {where}: {err}", template.source, subject=subject)
 
 
 def _interpreted_by(run: _Run, template: Manifest, components: tuple[Component, ...]) -> str:

@@ -459,7 +459,8 @@ class GitStore:
         if current != expected:
             raise GitError(
                 "update-ref",
-                f"{ref} is at {current or 'nothing'}, not at {expected}: it moved since it was read; rerun",
+                f"{ref} moved to {current or 'nothing'} (expected {expected}) since it was read: another run "
+                "or a user committed first; nothing was changed, rerun",
                 temporary=True,
             )
 
@@ -478,7 +479,12 @@ class GitStore:
         self, target: str, old: str, new: str, work_trees: tuple[GitRunner, ...], *, reflog: str
     ) -> None:
         for runner in work_trees:
-            check_can_sync(runner, old, new)
+            try:
+                check_can_sync(runner, old, new)
+            except GitError:
+                # another run that moved the branch meanwhile also moved the files: that is the reason
+                self._expect_ref(target, old)
+                raise
         self._notify(CommitStage.WORK_TREE_CHECKED)
         for runner in work_trees:
             write_journal(runner, PendingSync(old=old, new=new))

@@ -16,12 +16,17 @@ from __future__ import annotations
 import json
 import os
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_process import GitRunner, git_error, held_lock
 from gitops_karmada.adapters.git_tree import SYMLINK_MODE, decode_path, encode_path
 from gitops_karmada.model.errors import GitError
+
+if TYPE_CHECKING:
+    import subprocess
 
 JOURNAL_NAME = "gitops-karmada-sync.json"
 _ABSENT_MODE = "000000"
@@ -92,19 +97,53 @@ def _refresh_index(runner: GitRunner) -> None:
             runner.text(["rev-parse", "--git-path", "index.lock"], operation="rev-parse", what="index lock")
         )
         lock = lock if lock.is_absolute() else runner.root / lock
-        stderr = f"Unable to create '{lock}': File exists." if lock.exists() else done.stderr
-        raise git_error("update-index", f"cannot refresh the index of {runner.root}", stderr)
+        what = f"cannot refresh the index of {runner.root}"
+        if lock.exists():
+            raise git_error("update-index", what, f"Unable to create '{lock}': File exists.")
+        if not done.stderr.strip():
+            # the lock was there a moment ago and is gone: another git command was at work
+            raise GitError(
+                "update-index", f"{what}: another git command held {lock} meanwhile; rerun", temporary=True
+            )
+        raise git_error("update-index", what, done.stderr)
+
+
+LOCK_WAIT_SECONDS = 10.0
+"""How long a work-tree update waits for another git command's index lock before giving up."""
+
+
+def _refresh_index_waiting(runner: GitRunner) -> None:
+    """``_refresh_index``, waiting out a lock that a live git command holds (another run, the user's git)."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    pause = 0.02
+    while True:
+        try:
+            _refresh_index(runner)
+        except GitError as exc:
+            if not exc.temporary or time.monotonic() + pause > deadline:
+                raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+            continue
+        return
+
+
+def _read_tree(runner: GitRunner, args: list[str], what: str) -> subprocess.CompletedProcess[bytes]:
+    """``git read-tree ARGS`` (exit 0 or 128), waiting while another git command holds the index lock."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    pause = 0.02
+    while True:
+        done = runner.run(["read-tree", *args], operation="commit", what=what, ok_codes=(0, 128))
+        if done.returncode == 0 or held_lock(done.stderr) is None or time.monotonic() + pause > deadline:
+            return done
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
 
 
 def check_can_sync(runner: GitRunner, old: str, new: str) -> None:
     """GitError, with nothing changed, unless the work tree can move from ``old`` to ``new`` keeping edits."""
-    _refresh_index(runner)
-    done = runner.run(
-        ["read-tree", "-m", "-u", "-n", old, new],
-        operation="commit",
-        what="checking the work tree",
-        ok_codes=(0, 128),
-    )
+    _refresh_index_waiting(runner)
+    done = _read_tree(runner, ["-m", "-u", "-n", old, new], "checking the work tree")
     if done.returncode != 0:
         if held_lock(done.stderr) is not None:
             raise git_error(
@@ -228,15 +267,12 @@ def sync_work_tree(runner: GitRunner, old: str, new: str) -> None:
     the changed paths are each still the old or the new version; then a forced two-tree merge finishes the
     job. Anything else is a user edit and is never overwritten.
     """
-    _refresh_index(runner)
-    done = runner.run(
-        ["read-tree", "-m", "-u", old, new],
-        operation="commit",
-        what="updating the work tree",
-        ok_codes=(0, 128),
-    )
+    _refresh_index_waiting(runner)
+    done = _read_tree(runner, ["-m", "-u", old, new], "updating the work tree")
     if done.returncode == 0:
         return
+    if held_lock(done.stderr) is not None:
+        raise git_error("commit", f"cannot update the work tree of {runner.root}", done.stderr)
     edited = _unfinished_paths(runner, old, new)
     if edited:
         shown = ", ".join(edited[:10]) + (" …" if len(edited) > 10 else "")
@@ -246,9 +282,9 @@ def sync_work_tree(runner: GitRunner, old: str, new: str) -> None:
             f"that would be lost: {shown}; save or discard them, then rerun",
             done.stderr,
         )
-    runner.run(
-        ["read-tree", "--reset", "-u", old, new], operation="commit", what="finishing the work tree update"
-    )
+    forced = _read_tree(runner, ["--reset", "-u", old, new], "finishing the work tree update")
+    if forced.returncode != 0:
+        raise git_error("commit", f"cannot finish the work tree update of {runner.root}", forced.stderr)
 
 
 def finish_interrupted_sync(runner: GitRunner) -> None:
