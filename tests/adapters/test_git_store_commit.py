@@ -275,7 +275,9 @@ def test_unknown_parent_is_a_git_error(repo: Path) -> None:
 def test_ref_moved_before_the_commit_is_a_temporary_error(repo: Path) -> None:
     parent = head(repo)
     moved = commit_all(repo, {"templates/other.yaml": "x\n"})
-    with pytest.raises(GitError, match="moved to [0-9a-f]+ .expected [0-9a-f]+. since it was read") as caught:
+    with pytest.raises(
+        GitError, match=r"moved to [0-9a-f]+ \(expected [0-9a-f]+\) since it was read"
+    ) as caught:
         GitStore.open(repo).commit(parent=parent, ref="refs/heads/main", changes=CHANGES, message="m")
     assert caught.value.temporary
     assert head(repo) == moved
@@ -483,7 +485,9 @@ def test_move_ref_replaces_an_unpushed_commit_and_syncs_the_work_tree(repo: Path
 def test_move_ref_from_the_wrong_commit_is_a_temporary_error(repo: Path) -> None:
     parent = head(repo)
     other = commit_all(repo, {"x.yaml": "x\n"})
-    with pytest.raises(GitError, match="moved to [0-9a-f]+ .expected [0-9a-f]+. since it was read") as caught:
+    with pytest.raises(
+        GitError, match=r"moved to [0-9a-f]+ \(expected [0-9a-f]+\) since it was read"
+    ) as caught:
         GitStore.open(repo).move_ref(ref="refs/heads/main", old=parent, new=parent)
     assert caught.value.temporary
     assert head(repo) == other
