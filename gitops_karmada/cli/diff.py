@@ -17,6 +17,7 @@ import click
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
+from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import (
     COMMENT_LIMIT,
     STEP_SUMMARY_LIMIT,
@@ -259,6 +260,9 @@ def _side(label: str, state: RepositoryState, result: RenderResult, tree: dict[s
         state_dir=request.config.output.state_dir,
         inputs=result.inputs if result.input_ok else None,
         diagnostics=result.diagnostics,
+        unmatched=tuple(
+            str(o.key) for o in result.outcomes if o.match.state is ClaimState.UNMATCHED and not o.removed
+        ),
     )
 
 

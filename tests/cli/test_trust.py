@@ -347,3 +347,17 @@ def test_uncommitted_input_edits_are_named_by_runs_that_read_the_commit(tmp_path
         "info         apps/web.yaml: edited in the work tree, not committed: not verified" in verified.stdout
     )
     assert "uncommitted edits" not in repo.cli("validate", "--worktree").stderr
+
+
+def test_the_pull_request_comment_lists_templates_no_policy_selects(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.cli("reconcile")
+    base = repo.head()
+    repo.write("apps/typo.yaml", deployment("api", "shop"))
+    head = repo.commit("a Deployment nobody selects")
+    markdown = repo.cli("diff", "--base", base, "--head", head, "-o", "markdown").stdout
+    assert "### Not propagated" in markdown
+    assert "- :warning: `Deployment.apps/shop/api`" in markdown
+    report = json.loads(repo.cli("diff", "--base", base, "--head", head, "-o", "json").stdout)
+    assert report["unmatched"] == ["Deployment.apps/shop/api"]
+    assert "NOT PROPAGATED" in repo.cli("diff", "--base", base, "--head", head).stdout

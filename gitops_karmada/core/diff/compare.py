@@ -99,6 +99,7 @@ def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()
         resolved=resolved,
         inputs=inputs,
         objects=objects,
+        unmatched=tuple(sorted(set(head.unmatched) - set(base.unmatched))),
         base_errors=tuple(str(d) for d in base.input_errors),
         head_errors=tuple(str(d) for d in head.input_errors),
         fail_on=tuple(str(g) for g in guardrails),

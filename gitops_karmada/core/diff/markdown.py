@@ -88,6 +88,14 @@ def render_markdown(
     )
     _section(
         writer,
+        "### Not propagated\n\nNo propagation policy selects these templates: they reach no cluster.\n\n",
+        [f"- :warning: {code(t)}\n" for t in diff.unmatched],
+        "unmatched template",
+        omitted,
+        "\n",
+    )
+    _section(
+        writer,
         "### Resolved\n\n",
         [_resolved_item(p) for p in diff.resolved],
         "resolved problem",

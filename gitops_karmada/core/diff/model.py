@@ -53,6 +53,8 @@ class DiffSide:
     inputs: Inputs | None = None
     """The loaded input (policies, clusters, templates); None when it did not load."""
     diagnostics: tuple[Diagnostic, ...] = ()
+    unmatched: tuple[str, ...] = ()
+    """Templates no propagation policy selects (propagated nowhere)."""
 
     @property
     def input_errors(self) -> tuple[Diagnostic, ...]:
@@ -292,6 +294,8 @@ class PlanDiff:
     objects: tuple[ObjectDiff, ...] = ()
     """Changed manifests by cluster, then path."""
     violations: tuple[GuardrailViolation, ...] = ()
+    unmatched: tuple[str, ...] = ()
+    """Templates of the head side no propagation policy selects that the base side propagated or lacked."""
     base_errors: tuple[str, ...] = ()
     head_errors: tuple[str, ...] = ()
     fail_on: tuple[str, ...] = field(default=())
@@ -334,6 +338,7 @@ class PlanDiff:
             "placement": [w.to_dict() for w in self.workloads],
             "clusters": [c.to_dict() for c in self.clusters],
             "problems": [p.to_dict() for p in self.problems],
+            "unmatched": list(self.unmatched),
             "resolved": [p.to_dict() for p in self.resolved],
             "inputs": [i.to_dict() for i in self.inputs],
             "manifests": [o.to_dict() for o in self.objects],

@@ -70,6 +70,12 @@ def render_text(diff: PlanDiff, *, colour: bool = False) -> str:
         out += [style("PLACEMENT", "bold"), *_table(diff.workloads, style), ""]
     out += _clusters(diff.clusters, style)
     out += _problems(diff, style)
+    if diff.unmatched:
+        out += [
+            style("NOT PROPAGATED (no propagation policy selects them)", "bold"),
+            *(f"  {style('!', 'yellow')} {t}" for t in diff.unmatched),
+            "",
+        ]
     out += _inputs(diff.inputs, style)
     out += _manifests(diff, style)
     return "\n".join(out).rstrip("\n") + "\n"
