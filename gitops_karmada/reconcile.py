@@ -1,97 +1,80 @@
-"""The use case: one repository state in, the desired output tree and binding records out.
+"""The use case: one repository state in, the desired output tree and binding records out — incrementally.
 
 ``reconcile(request)`` is pure: the adapters read the commit (input files, the state folder, the list of
-files already in the cluster folders) and write the result. Per template it runs Karmada's chain:
-detect the policy → interpret replicas/components → schedule (only when Karmada would) → per target
-cluster revise replicas, apply overrides, stamp claim metadata → serialise. A template that fails keeps
-its previous files and binding and is reported; it never empties a cluster folder.
+files already in the cluster folders) and write the result. Per template it runs Karmada's chain in phases
+that meet where Karmada's controllers meet, each returning a frozen value:
+
+    claim (core.detector, core.claims) → place (core.placing) → admit (core.admit, an ordered fold over the
+    FederatedResourceQuota ledger) → render targets (core.render, ensureWork) → record (core.binding)
+
+and the template's ``TemplateOutcome`` owns its files. A template whose inputs' fingerprint
+(core.fingerprint) equals the one the state index (core.state_index) recorded for its binding, whose
+record and rendered files are as the tool wrote them, and whose result was settled, is not redone: its
+previous binding and files stand. A template that fails keeps its previous files and binding and is
+reported; it never empties a cluster folder.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from gitops_karmada.core.binding import (
-    SCHEDULE_SUCCESS_MESSAGE,
-    TEMPLATE_HASH_ANNOTATION,
-    BindingInputs,
-    applied_clusters,
-    binding_permanent_id,
-    build_binding,
-    carry_condition,
-    scheduled_condition,
+from gitops_karmada.core.admit import admit
+from gitops_karmada.core.binding import BindingInputs, applied_clusters, build_binding, render_notes
+from gitops_karmada.core.claims import (
+    Claim,
+    Requirement,
+    attached_conflict_resolution,
+    attached_preserve,
+    claim,
+    dependency_requirements,
+    requirements,
 )
-from gitops_karmada.core.detector import ClaimState, PolicyIndex, PolicyMatch, match_policy
-from gitops_karmada.core.dispatch import merge_target_clusters, should_suspend_dispatching
-from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
-from gitops_karmada.core.layout import BINDINGS_FOLDER, binding_name, binding_path, manifest_path
+from gitops_karmada.core.context import RunContext
+from gitops_karmada.core.detector import (
+    ClaimState,
+    PolicyIndex,
+    PolicyMatch,
+    PolicyRef,
+    PriorClaim,
+    match_policy,
+    previous_claim,
+)
+from gitops_karmada.core.fingerprint import ENGINE_VERSION, FingerprintContext
+from gitops_karmada.core.layout import (
+    BINDINGS_FOLDER,
+    binding_path,
+    key_of_identity,
+    manifest_path,
+    object_path,
+)
 from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates, untolerated_no_execute
-from gitops_karmada.core.loading import Inputs, load, load_bindings
-from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
-from gitops_karmada.core.overrides.errors import OverridePolicyError
-from gitops_karmada.core.ownership import (
-    QUOTAS_FOLDER,
-    RELEASED_FILE,
-    binding_key,
-    ownership,
-    quota_paths,
-    quota_records,
-    released_entries,
-)
-from gitops_karmada.core.quota import (
-    QuotaLedger,
-    federated_quota_status,
-    member_quota_statuses,
-)
-from gitops_karmada.core.render import (
-    RELEASED_HEADER,
-    claim_metadata,
-    deep_copy,
-    needs_replica_revision,
-    provenance_header,
-    prune,
-    release,
-    stamp,
-    template_hash,
-    work_conflict_resolution,
-)
-from gitops_karmada.core.scheduler import (
-    AccurateEstimator,
-    ClusterIndex,
-    ScheduleRequest,
-    ScheduleResult,
-    divide_job_completions,
-    schedule,
-)
+from gitops_karmada.core.loading import Decoded, Inputs, load, load_bindings
+from gitops_karmada.core.outcome import TemplateOutcome
+from gitops_karmada.core.ownership import RELEASED_FILE, binding_key, is_state_file, ownership
+from gitops_karmada.core.placing import Placement, interpreted_by, place
+from gitops_karmada.core.quota import QuotaLedger
+from gitops_karmada.core.render import render_targets
+from gitops_karmada.core.run_outputs import deleted, quota_outputs, released_record
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
-from gitops_karmada.core.selectors import cluster_matches, labels_match
-from gitops_karmada.core.serialize import dump_yaml, load_yaml_documents
-from gitops_karmada.core.triggers import scheduling_reason
-from gitops_karmada.model.bindings import BindingSnapshot, ResourceBinding, TargetCluster
+from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.core.state_index import INDEX_FILE, IndexEntry, StateIndex, files_digest, parse_index
 from gitops_karmada.model.config import FeatureGate, ToolConfig
-from gitops_karmada.model.diagnostics import Diagnostic, error, warning
-from gitops_karmada.model.errors import GitopsKarmadaError, InputError, InterpretError, OverrideError
-from gitops_karmada.model.keys import ObjectKey, group_of
-from gitops_karmada.model.policies import ActivationPreference, ConflictResolution
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
-    from gitops_karmada.model.bindings import Component, ReplicaRequirements
-    from gitops_karmada.model.clusters import Cluster, Condition
+    from gitops_karmada.model.bindings import ResourceBinding
+    from gitops_karmada.model.diagnostics import Diagnostic
+    from gitops_karmada.model.keys import ObjectKey
     from gitops_karmada.model.manifest import Manifest
-    from gitops_karmada.model.overrides import AnyOverridePolicy
-    from gitops_karmada.model.policies import Placement
     from gitops_karmada.model.quotas import FederatedResourceQuota
 
 Identity = tuple[str, str, str, str]
-OverrideSignature = frozenset[tuple[str, str, str, int]]
-RenderKey = tuple[int | None, int | None, OverrideSignature]
-"""What a rendered manifest depends on besides the template: replicas, completions, override rules."""
+
+__all__ = ["ReconcileRequest", "RenderResult", "TemplateOutcome", "blob_sha", "reconcile"]
 
 
 def blob_sha(data: bytes) -> str:
@@ -103,14 +86,22 @@ def blob_sha(data: bytes) -> str:
 class ReconcileRequest:
     input_files: Mapping[str, bytes]
     """Input documents by repository path (already restricted to input paths)."""
+    decoded: Mapping[str, Decoded] | None = None
+    """The input files already decoded (path → documents), e.g. from a cache by content; replaces
+    ``input_files`` when given."""
     config: ToolConfig
     config_diagnostics: tuple[Diagnostic, ...] = ()
     state_files: Mapping[str, bytes] = field(default_factory=dict)
-    """Current files of the state folder (the previous binding records)."""
+    """Files of the state folder read up front: at least everything but the binding records."""
+    state_blobs: Mapping[str, str] = field(default_factory=dict)
+    """Every file of the state folder: path → blob id (records included); derived from ``state_files`` when
+    empty."""
+    read_state: Callable[[Sequence[str]], Mapping[str, bytes]] | None = None
+    """Reads state files (binding records) on demand, many at a time, when they are not in ``state_files``."""
     snapshot_files: Mapping[str, bytes] = field(default_factory=dict)
     """Cluster snapshots (nodes, pods, ResourceQuotas) for the accurate estimator."""
     output_blobs: Mapping[str, str] = field(default_factory=dict)
-    """Current files of the clusters folder: path → blob sha (to find hand-written files)."""
+    """Current files of the clusters folder: path → blob id (hand-written files, what the tool wrote)."""
     now: str
     """RFC 3339 time of the source commit: the only clock the core knows."""
     reschedule: frozenset[Identity] = frozenset()
@@ -119,34 +110,14 @@ class ReconcileRequest:
     """Reads a file of the source commit; needed only to release preserved manifests."""
     explain: bool = False
     """Also evaluate the scheduler where Karmada keeps the previous result, so it can be explained."""
-
-
-@dataclass(frozen=True, slots=True)
-class TemplateOutcome:
-    """What happened to one template, for reports and ``explain``."""
-
-    key: ObjectKey
-    match: PolicyMatch
-    binding: ResourceBinding | None = None
-    schedule: ScheduleResult | None = None
-    scheduling_reason: str | None = None
-    """Why scheduling ran; None when the previous result was kept."""
-    overrides: Mapping[str, OverrideResult] = field(default_factory=dict)
-    paths: Mapping[str, str] = field(default_factory=dict)
-    """Cluster → rendered path."""
-    diagnostics: tuple[Diagnostic, ...] = ()
-    released: tuple[str, ...] = ()
-    """Paths released from management (template deleted, preserveResourcesOnDeletion)."""
-    lazy_hold: bool = False
-    """A Lazy policy changed but the template did not: the previous placement was kept."""
-    interpreted_by: str = ""
-    """Who answered for replicas or components: customization/<name>, thirdparty or native."""
-    removed: bool = False
-    """Its binding is gone (template deleted, or a dependency nothing requires any more)."""
-
-    @property
-    def failed(self) -> bool:
-        return any(d.is_error for d in self.diagnostics)
+    full: bool = False
+    """Redo every template, whatever the state index says."""
+    focus: Callable[[ObjectKey], bool] | None = None
+    """Templates always redone (to be explained, for instance)."""
+    materialize: bool = True
+    """Load the binding of every reused template into the result (False: only what the run needed)."""
+    hash_blob: Callable[[bytes], str] = blob_sha
+    """The repository's blob id function (SHA-1 or SHA-256 repositories)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +129,16 @@ class RenderResult:
     keep: frozenset[str] = frozenset()
     """Managed paths whose current content must stay as it is (failed templates)."""
     bindings: tuple[ResourceBinding, ...] = ()
+    """The binding of every template after the run (reused ones only when the request materialised them)."""
     outcomes: tuple[TemplateOutcome, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     inputs: Inputs | None = None
     quotas: tuple[FederatedResourceQuota, ...] = ()
     """Every FederatedResourceQuota with its settled status."""
     previous_bindings: tuple[ResourceBinding, ...] = ()
-    """The binding records the run started from (for the write paths' deletion guard)."""
+    """The previous records of the templates this run redid or removed (for the deletion guard)."""
+    incremental: bool = False
+    """The state index was trusted: templates with unchanged inputs were reused, not redone."""
 
     @property
     def input_ok(self) -> bool:
@@ -178,6 +152,11 @@ class RenderResult:
     @property
     def failed_templates(self) -> tuple[TemplateOutcome, ...]:
         return tuple(o for o in self.outcomes if o.failed)
+
+    @property
+    def redone(self) -> tuple[TemplateOutcome, ...]:
+        """The outcomes of templates this run computed (not reused) or removed."""
+        return tuple(o for o in self.outcomes if not o.reused)
 
     def changes(
         self, current_blobs: Mapping[str, str], hash_blob: Callable[[bytes], str] = blob_sha
@@ -198,126 +177,170 @@ class RenderResult:
         return changes
 
 
-def identity(key: ObjectKey) -> Identity:
-    return key.identity
+# -- the previous run: state index and binding records -------------------------------------------------
 
 
-def tie_break_uid(template: Manifest) -> str:
-    """The template's UID, or a stable stand-in: Karmada breaks Webster ties by FNV-1a of the UID."""
-    key = template.key
-    return template.uid or f"{key.api_version}/{key.kind}/{key.namespace}/{key.name}"
+class PreviousRun:
+    """The previous binding records, read only when needed (many at a time), and the state index."""
 
+    def __init__(self, request: ReconcileRequest) -> None:
+        output = request.config.output
+        self.state_dir = output.state_dir
+        self.prefix = f"{output.state_dir}/{BINDINGS_FOLDER}/"
+        self._files = request.state_files
+        self._read = request.read_state
+        self.blobs: Mapping[str, str] = request.state_blobs or {
+            path: request.hash_blob(raw) for path, raw in request.state_files.items()
+        }
+        index = parse_index(request.state_files.get(f"{output.state_dir}/{INDEX_FILE}"))
+        self.index = (
+            index if index is not None and index.engine == ENGINE_VERSION and not request.full else None
+        )
+        self._bindings: dict[Identity, ResourceBinding | None] = {}
+        self._read_paths: set[str] = set()
+        self.diagnostics: list[Diagnostic] = []
 
-@dataclass(slots=True)
-class _Run:
-    """Per-run context shared by the per-template steps."""
-
-    inputs: Inputs
-    request: ReconcileRequest
-    previous: Mapping[Identity, ResourceBinding]
-    interpreter: ResourceInterpreter
-    clusters: Mapping[str, Cluster]
-    cluster_index: ClusterIndex
-    override_signatures: Mapping[str, OverrideSignature]
-    accurate: AccurateEstimator | None
-    """The accurate estimator, when the repository carries cluster snapshots."""
-    ledger: QuotaLedger
-    """Per cluster, the override rules that target it: clusters with equal signatures render alike."""
-    files: dict[str, bytes] = field(default_factory=dict)
-    keep: set[str] = field(default_factory=set)
+    def record_path(self, identity: Identity) -> str:
+        return binding_path(self.state_dir, key_of_identity(identity))
 
     @property
-    def config(self) -> ToolConfig:
-        return self.inputs.config
+    def record_paths(self) -> list[str]:
+        return sorted(p for p in self.blobs if p.startswith(self.prefix) and is_state_file(p))
 
-    def gate(self, gate: FeatureGate) -> bool:
-        return self.config.gate(gate)
+    def read(self, paths: Iterable[str]) -> None:
+        """Parse the records at ``paths`` (those not parsed yet), in one batch."""
+        wanted = [p for p in paths if p not in self._read_paths and p in self.blobs]
+        if not wanted:
+            return
+        self._read_paths.update(wanted)
+        raw = {p: self._files[p] for p in wanted if p in self._files}
+        missing = [p for p in wanted if p not in raw]
+        if missing and self._read is not None:
+            raw.update(self._read(missing))
+        found, problems = load_bindings(raw)
+        self.diagnostics.extend(problems)
+        self._bindings.update(found)
+
+    def read_all(self) -> None:
+        self.read(self.record_paths)
+
+    def identities(self) -> set[Identity]:
+        """Every template that had a binding: the index's, plus any record the index does not describe."""
+        if self.index is None:
+            self.read_all()
+            return {i for i, b in self._bindings.items() if b is not None}
+        known = {self.record_path(i) for i in self.index.entries}
+        self.read(p for p in self.record_paths if p not in known)  # records added outside the tool
+        return set(self.index.entries) | {i for i, b in self._bindings.items() if b is not None}
+
+    def binding(self, identity: Identity) -> ResourceBinding | None:
+        if identity not in self._bindings:
+            self.read([self.record_path(identity)])
+        return self._bindings.get(identity)
+
+    def bindings(self, identities: Iterable[Identity]) -> dict[Identity, ResourceBinding]:
+        wanted = list(identities)
+        self.read(self.record_path(i) for i in wanted if i not in self._bindings)
+        return {i: b for i in wanted if (b := self._bindings.get(i)) is not None}
+
+    def prior(self, identity: Identity) -> ResourceBinding | PriorClaim | None:
+        """What matching needs of the previous binding: the record when read, else the index's claim."""
+        if identity in self._bindings or self.index is None or identity not in self.index.entries:
+            return self.binding(identity)
+        claim = self.index.entries[identity].claim
+        return PriorClaim((PolicyRef(claim[0], claim[1], claim[2]), claim[3]) if claim else None)
+
+    def reusable(
+        self, identity: Identity, fingerprint: str, output_blobs: Mapping[str, str], clusters_dir: str
+    ) -> IndexEntry | None:
+        """The index entry of a template whose recorded output still stands for ``fingerprint``."""
+        if self.index is None:
+            return None
+        entry = self.index.entries.get(identity)
+        if entry is None or not entry.settled or entry.fingerprint != fingerprint:
+            return None
+        if self.blobs.get(self.record_path(identity)) != entry.record:
+            return None  # the record was edited or removed by hand
+        inside = object_path(key_of_identity(identity))
+        key_paths = [f"{clusters_dir}/{cluster}/{inside}" for cluster in entry.rendered]
+        if files_digest(key_paths, output_blobs) != entry.files:
+            return None  # a rendered file was edited or removed by hand
+        return entry
+
+
+# -- one run -------------------------------------------------------------------------------------------------
 
 
 def reconcile(request: ReconcileRequest) -> RenderResult:
     """Compute the desired cluster folders and binding records for one repository state."""
-    loaded = load(request.input_files, request.config)
-    bindings_prefix = f"{request.config.output.state_dir}/{BINDINGS_FOLDER}/"
-    previous, state_diagnostics = load_bindings(
-        {path: content for path, content in request.state_files.items() if path.startswith(bindings_prefix)}
-    )
-    snapshots = load_cluster_snapshots(request.snapshot_files, root=request.config.output.snapshots_dir)
-    diagnostics = [
-        *request.config_diagnostics,
-        *loaded.diagnostics,
-        *state_diagnostics,
-        *snapshots.diagnostics,
-    ]
-    state_prefix = request.config.output.state_dir + "/"
-    managed = {path for path in request.state_files if path.startswith(state_prefix)}
-    owned = ownership(
-        previous.values(),
-        request.state_files,
-        clusters_dir=request.config.output.clusters_dir,
-        state_dir=request.config.output.state_dir,
-    )
-    managed |= owned.paths
+    config = request.config
+    loaded = load(request.input_files, config, request.decoded)
+    previous = PreviousRun(request)
+    snapshots = load_cluster_snapshots(request.snapshot_files, root=config.output.snapshots_dir)
+    diagnostics = [*request.config_diagnostics, *loaded.diagnostics, *snapshots.diagnostics]
     if any(d.is_error for d in diagnostics):
-        return RenderResult({}, frozenset(managed), keep=frozenset(managed), diagnostics=tuple(diagnostics))
+        return _refused(request, previous, diagnostics)
 
     inputs = loaded.inputs
-    run = _Run(
-        inputs=inputs,
-        request=request,
-        previous=previous,
-        interpreter=ResourceInterpreter(
-            inputs.customizations,
-            resource_quota_estimate=inputs.config.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE),
-        ),
-        clusters={cluster.name: cluster for cluster in inputs.clusters},
-        cluster_index=ClusterIndex(inputs.clusters),
-        override_signatures=_override_signatures(inputs),
-        accurate=AccurateEstimator.from_snapshots(
-            snapshots.snapshots,
-            resource_quota_estimate=inputs.config.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE),
-        )
-        if snapshots.snapshots
-        else None,
-        ledger=QuotaLedger(enforcement=False),
+    ctx = RunContext.build(
+        inputs,
+        now=request.now,
+        snapshots=snapshots.snapshots,
+        output_blobs=request.output_blobs,
+        read_output=request.read_output,
+        reschedule=request.reschedule,
+        explain=request.explain,
     )
-    index = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
+    policies = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
     override_names = frozenset(
         {(p.namespace, p.name) for p in inputs.override_policies}
         | {("", p.name) for p in inputs.cluster_override_policies}
     )
-    preemption = inputs.config.gate(FeatureGate.POLICY_PREEMPTION)
+    preemption = ctx.gate(FeatureGate.POLICY_PREEMPTION)
     templates = sorted(inputs.templates, key=lambda t: t.key.identity)
     current = {t.key.identity for t in templates}
+    had = previous.identities()
     matches = {
         t.key.identity: match_policy(
             t,
-            index,
-            previous.get(t.key.identity),
+            policies,
+            previous.prior(t.key.identity),
             preemption_enabled=preemption,
             existing_override_policies=override_names,
         )
         for t in templates
     }
-    # bindings of deleted templates free their quota first; the rest are admitted in processing order
-    run.ledger = QuotaLedger.open(
-        inputs.quotas,
-        [b for ident, b in previous.items() if ident in current],
-        enforcement=inputs.config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT),
-    )
-    diagnostics.extend(cross_object_warnings(inputs, index))
-    requirers, dependency_diagnostics = _dependency_requirements(run, templates, matches)
+    diagnostics.extend(cross_object_warnings(inputs, policies))
+    requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
     diagnostics.extend(dependency_diagnostics)
-    # workloads first, then the objects they depend on, which follow them to their clusters
+    # bindings of deleted templates free their quota first; the changes are admitted in processing order
+    quota_namespaces = {q.namespace for q in inputs.quotas}
+    standing = previous.bindings(i for i in sorted(current) if i[2] in quota_namespaces)
+    ledger = QuotaLedger.open(
+        inputs.quotas, standing.values(), enforcement=ctx.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
+    )
+    fingerprints = FingerprintContext(inputs, request.snapshot_files)
+    focus = request.focus
     done: dict[Identity, TemplateOutcome] = {}
-    for template in templates:
+    # workloads first, then the objects they depend on, which follow them to their clusters
+    for template in sorted(templates, key=lambda t: t.key.identity in requirers):
         ident = template.key.identity
-        if ident not in requirers:
-            done[ident] = _process(run, template, matches[ident], previous.get(ident))
-    for template in templates:
-        ident = template.key.identity
-        if ident in requirers:
-            required = _requirements(requirers[ident], done)
-            done[ident] = _process(run, template, matches[ident], previous.get(ident), required)
+        match = matches[ident]
+        required = requirements(
+            [_binding_of(done[p], previous) for p in sorted(set(requirers.get(ident, ()))) if p in done]
+        )
+        fingerprint = fingerprints.template(template, match, [r.fingerprint_part() for r in required])
+        entry = (
+            None
+            if ident in request.reschedule or (focus is not None and focus(template.key))
+            else previous.reusable(ident, fingerprint, request.output_blobs, config.output.clusters_dir)
+        )
+        if entry is not None:
+            done[ident] = _reused(ctx, template, match, entry, fingerprint)
+            continue
+        ledger, done[ident] = _process(
+            ctx, ledger, template, match, previous.binding(ident), required, fingerprint
+        )
     outcomes = [done[t.key.identity] for t in templates]
     diagnostics.extend(
         unmatched_templates(
@@ -325,734 +348,247 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         )
     )
     # templates deleted from the repository: their bindings go, and with them the files they wrote
-    for ident, binding in sorted(previous.items()):
-        if ident not in current:
-            outcomes.append(_deleted(run, binding))
-    bindings = tuple(o.binding for o in outcomes if o.binding is not None)
-    diagnostics.extend(
-        untolerated_no_execute(
-            bindings,
-            run.clusters,
-            {t.key.identity: t.source for t in templates},
-            failover=run.gate(FeatureGate.FAILOVER),
-        )
-    )
-    for binding in bindings:
-        run.files[binding_path(request.config.output.state_dir, binding_key(binding))] = dump_yaml(
-            binding.to_api()
-        ).encode()
-    bindings_now = tuple(o.binding for o in outcomes if o.binding is not None)
-    quota_diagnostics, quotas = _quota_outputs(run, bindings_now, snapshots.snapshots, managed)
-    diagnostics.extend(quota_diagnostics)
-    released = released_record(request, outcomes, managed)
-    if released is not None:
-        run.files[f"{request.config.output.state_dir}/{RELEASED_FILE}"] = released
-    managed |= set(run.files)
-    for outcome in outcomes:
-        diagnostics.extend(outcome.diagnostics)
-    return RenderResult(
-        files=run.files,
-        managed=frozenset(managed),
-        keep=frozenset(run.keep),
-        bindings=bindings,
-        outcomes=tuple(outcomes),
-        diagnostics=tuple(diagnostics),
-        inputs=inputs,
-        quotas=quotas,
-        previous_bindings=tuple(previous[identity] for identity in sorted(previous)),
-    )
+    for ident in sorted(had - current):
+        gone = previous.binding(ident)
+        if gone is not None:
+            outcomes.append(deleted(ctx, gone))
+    if request.materialize:
+        outcomes = _materialized(outcomes, previous)
+    if any(d.is_error for d in previous.diagnostics):
+        # a binding record that cannot be read: which files the tool owns is unknown, so nothing is written
+        return _refused(request, previous, diagnostics)
+    return _result(request, ctx, previous, outcomes, diagnostics, snapshots.snapshots)
 
 
-def blocking_entry(path: str, existing: Mapping[str, str]) -> str | None:
-    """An existing file or symbolic link at a parent of ``path`` (writing ``path`` would replace it)."""
-    parent = path.rpartition("/")[0]
-    while parent:
-        if parent in existing:
-            return parent
-        parent = parent.rpartition("/")[0]
-    return None
+def _binding_of(outcome: TemplateOutcome, previous: PreviousRun) -> ResourceBinding | None:
+    if outcome.reused and outcome.binding is None:
+        return previous.binding(outcome.key.identity)
+    return outcome.binding
 
 
-def _deleted(run: _Run, binding: ResourceBinding) -> TemplateOutcome:
-    """A template gone from the repository: its files go too, unless its policy preserves them."""
-    key = binding_key(binding)
-    if not binding.spec.preserve_resources_on_deletion:
-        reason = "the template was deleted; its manifests are removed"
-        return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=reason), removed=True)
-    released: list[str] = []
-    for cluster in applied_clusters(binding):
-        path = manifest_path(run.config.output.clusters_dir, cluster, key)
-        raw = run.request.read_output(path) if run.request.read_output is not None else None
-        if raw is None:
-            continue
-        try:
-            documents = [d.body for d in load_yaml_documents(raw) if isinstance(d.body, Mapping)]
-        except InputError:
-            documents = []
-        if len(documents) == 1:
-            run.files[path] = (RELEASED_HEADER + dump_yaml(release(documents[0]))).encode()
-        else:  # edited by hand into something else: leave the bytes alone
-            run.keep.add(path)
-        released.append(path)
-    reason = (
-        "the template was deleted; preserveResourcesOnDeletion keeps its manifests, released from management"
-    )
-    return TemplateOutcome(
-        key=key,
-        match=PolicyMatch(ClaimState.UNMATCHED, reason=reason),
-        released=tuple(released),
-        removed=True,
-    )
-
-
-def released_record(
-    request: ReconcileRequest, outcomes: Iterable[TemplateOutcome], managed: set[str]
-) -> bytes | None:
-    """The state file listing released manifests: earlier entries whose file still exists, plus new ones."""
-    path = f"{request.config.output.state_dir}/{RELEASED_FILE}"
-    entries = released_entries(request.state_files.get(path))
-    owned_now = {p for o in outcomes for p in o.paths.values()}
-    entries = {p: e for p, e in entries.items() if p in request.output_blobs and p not in owned_now}
-    for outcome in outcomes:
-        for released in outcome.released:
-            entries[released] = {"path": released, "template": str(outcome.key), "releasedAt": request.now}
-    if not entries:
-        return None
-    managed.add(path)
-    record = {
-        "apiVersion": "gitops-karmada.io/v1alpha1",
-        "kind": "ReleasedManifests",
-        "items": [entries[p] for p in sorted(entries)],
-    }
-    header = (
-        "# Manifests gitops-karmada released from management (their template was deleted and its policy\n"
-        "# had preserveResourcesOnDeletion: true). No run deletes or rewrites them; they are yours now.\n"
-    )
-    return (header + dump_yaml(record)).encode()
-
-
-def _keep_previous(
-    run: _Run,
-    template: Manifest,
-    match: PolicyMatch,
-    prev: ResourceBinding | None,
-    diagnostics: tuple[Diagnostic, ...] = (),
-) -> TemplateOutcome:
-    """Leave the template's previous binding and files exactly as they are."""
-    if prev is not None:
-        key = template.key
-        run.keep.update(manifest_path(run.config.output.clusters_dir, c, key) for c in applied_clusters(prev))
-    return TemplateOutcome(key=template.key, match=match, binding=prev, diagnostics=diagnostics)
-
-
-def _process(
-    run: _Run,
-    template: Manifest,
-    match: PolicyMatch,
-    prev: ResourceBinding | None,
-    required: tuple[Requirement, ...] = (),
+def _reused(
+    ctx: RunContext, template: Manifest, match: PolicyMatch, entry: IndexEntry, fingerprint: str
 ) -> TemplateOutcome:
     key = template.key
-    subject = str(key)
-    was_attached = prev is not None and prev.spec.placement is None and bool(prev.spec.required_by)
-    attached = bool(required) and match.policy is None and match.state is not ClaimState.NAMESPACE_SYNC
-    if match.state is ClaimState.ORPHANED and was_attached and not required:
-        # a dependency nothing requires any more: its attached binding goes, and its files with it
-        gone = "no workload requires it any more (propagateDeps); its manifests are removed"
-        return TemplateOutcome(key=key, match=PolicyMatch(ClaimState.UNMATCHED, reason=gone), removed=True)
-    if attached:
-        match = PolicyMatch(
-            ClaimState.ATTACHED,
-            reason="required by " + ", ".join(f"{r.snapshot.namespace}/{r.snapshot.name}" for r in required),
-        )
-    elif match.state in (ClaimState.UNMATCHED, ClaimState.IGNORED, ClaimState.WAITING):
-        waiting = (warning(match.reason, template.source),) if match.state is ClaimState.WAITING else ()
-        return _keep_previous(run, template, match, prev, waiting)
-
-    # -- interpret ----------------------------------------------------------------------------------
-    try:
-        replicas, requirements, components = _interpret(run, template)
-    except InterpretError as err:
-        problem = error(f"cannot interpret: {err}", template.source, subject=subject)
-        return _keep_previous(run, template, match, prev, (problem,))
-
-    # -- a Lazy policy's changes wait for the template to change ---------------------------------------
-    current_hash = template_hash(template.body)
-    lazy_hold = (
-        match.policy is not None
-        and match.policy.spec.activation_preference is ActivationPreference.LAZY
-        and prev is not None
-        and prev.metadata.annotations.get(TEMPLATE_HASH_ANNOTATION) == current_hash
-    )
-
-    # -- schedule ------------------------------------------------------------------------------------
-    schedule_result: ScheduleResult | None = None
-    reason: str | None = None
-    observed = prev.status.scheduler_observed_affinity_name if prev is not None else ""
-    diagnostics: list[Diagnostic] = []
-    targets: tuple[TargetCluster, ...]
-    condition: Condition | None
-    if attached:
-        targets = ()
-        condition = None
-        changed = False
-    elif match.state is ClaimState.NAMESPACE_SYNC:
-        targets = tuple(TargetCluster(name=name) for name in sorted(run.clusters))
-        condition = scheduled_condition(True, "Success", SCHEDULE_SUCCESS_MESSAGE)
-        changed = prev is None or prev.spec.clusters != targets
-    elif match.state is ClaimState.ORPHANED or lazy_hold:
-        assert prev is not None
-        targets = prev.spec.clusters
-        condition = prev.condition("Scheduled") or scheduled_condition(
-            True, "Success", SCHEDULE_SUCCESS_MESSAGE
-        )
-        changed = False
-    else:
-        assert match.policy is not None
-        placement = match.policy.spec.placement
-        reschedule = key.identity in run.request.reschedule
-        reason = scheduling_reason(
-            prev, placement, replicas, components, run.clusters.keys(), reschedule=reschedule
-        )
-        if reason is None:
-            assert prev is not None
-            targets = prev.spec.clusters
-            condition = prev.condition("Scheduled") or scheduled_condition(
-                True, "Success", SCHEDULE_SUCCESS_MESSAGE
-            )
-            changed = False
-            if run.request.explain:
-                # re-evaluated only to be explained: the kept result stays the binding's
-                schedule_result = _schedule(
-                    run, template, placement, replicas, requirements, components, prev, observed, reschedule
-                )
-        else:
-            schedule_result = _schedule(
-                run, template, placement, replicas, requirements, components, prev, observed, reschedule
-            )
-            targets = schedule_result.clusters
-            observed = schedule_result.observed_affinity_name
-            condition = scheduled_condition(
-                schedule_result.success, schedule_result.condition_reason, schedule_result.condition_message
-            )
-            changed = prev is None or prev.spec.clusters != targets
-            if not schedule_result.success:
-                diagnostics.append(
-                    error(
-                        f"cannot be scheduled: {schedule_result.condition_message}",
-                        template.source,
-                        subject=subject,
-                    )
-                )
-
-    # -- FederatedResourceQuota admission (what Karmada's binding webhook does to these writes) ----------
-    if not attached and condition is not None:
-        provisional = build_binding(
-            BindingInputs(
-                template=template,
-                match=match,
-                replicas=replicas,
-                replica_requirements=requirements,
-                components=components,
-                clusters=targets,
-                scheduled=condition,
-                hold_previous_spec=lazy_hold,
-            ),
-            prev,
-            run.request.now,
-        )
-        run.ledger, verdict = run.ledger.admit_binding(prev, provisional)
-        if not verdict.allowed:
-            diagnostics.append(
-                error(f"{verdict.reason}: {verdict.message}", template.source, subject=subject)
-            )
-            exceeded = scheduled_condition(False, verdict.reason, verdict.message)
-            # The change is not applied, whichever of Karmada's two writes was refused: the binding and
-            # its manifests stay as they were. (Karmada keeps a refused placement's new demand, so a
-            # Duplicated workload would still ship its new replica count; the issue asks for none.)
-            if prev is not None:
-                kept = _keep_previous(run, template, match, prev, tuple(diagnostics))
-                held = build_binding_status_override(prev, exceeded, run.request.now)
-                return replace(kept, binding=held)
-            targets = ()
-            condition = exceeded
-            changed = False
-
-    # -- render per target cluster ------------------------------------------------------------------
-    binding_resolution: ConflictResolution | None
-    if attached:
-        placement_for_render = None
-        binding_resolution = _attached_conflict_resolution(required)
-        suspension = None
-    elif lazy_hold or match.policy is None:
-        effective = prev.spec if prev is not None else None
-        placement_for_render = effective.placement if effective is not None else None
-        binding_resolution = effective.conflict_resolution if effective is not None else None
-        suspension = effective.suspension if effective is not None else None
-    else:
-        placement_for_render = match.policy.spec.placement
-        binding_resolution = match.policy.spec.conflict_resolution
-        suspension = match.policy.spec.suspension
-    strategy = placement_for_render.replica_scheduling if placement_for_render is not None else None
-    revise = needs_replica_revision(
-        replicas, strategy.replica_scheduling_type if strategy is not None else None
-    )
-    previously_applied = set(applied_clusters(prev)) if prev is not None else set()
-    conflict_resolution = work_conflict_resolution(template.annotations, binding_resolution)
-    header = provenance_header(str(template.source), _origin(match))
-    completions = _job_completions(template, targets) if revise else {}
-    own = {t.name for t in targets}
-    render_targets = (
-        *targets,
-        *(TargetCluster(name=t.name) for t in _required_clusters(required) if t.name not in own),
-    )
-    overrides: dict[str, OverrideResult] = {}
-    paths: dict[str, str] = {}
-    applied: dict[str, tuple[bool, str]] = {}
-    # clusters that get the same replicas, completions and override rules get the same bytes: render once
-    rendered: dict[RenderKey, tuple[bytes, OverrideResult] | GitopsKarmadaError] = {}
-    sharing: dict[RenderKey, list[str]] = {}
-    for target in render_targets:
-        path = manifest_path(run.config.output.clusters_dir, target.name, key)
-        paths[target.name] = path
-        ours = target.name in previously_applied
-        cluster = run.clusters.get(target.name)
-        if cluster is None or should_suspend_dispatching(suspension, target.name):
-            # a target that left the inventory (and could not be rescheduled) or whose dispatching is
-            # suspended: what is in its folder stays exactly as it is
-            if ours:
-                run.keep.add(path)
-            why = "the cluster left the inventory" if cluster is None else "dispatching is suspended"
-            applied[target.name] = (ours, f"{why}: the folder was left as it was")
-            continue
-        blocker = blocking_entry(path, run.request.output_blobs)
-        if blocker is not None:
-            message = (
-                f"{blocker} is a file or symbolic link gitops-karmada did not write, where {path} needs a "
-                "folder: nothing was written there (move it away to let the tool write)"
-            )
-            applied[target.name] = (False, message)
-            diagnostics.append(warning(message, template.source, subject=subject))
-            continue
-        hand_written = path in run.request.output_blobs and not ours
-        if hand_written and conflict_resolution != "overwrite":
-            message = (
-                f"{path} exists and was not written by gitops-karmada; conflictResolution is Abort, "
-                "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the "
-                "template work.karmada.io/conflict-resolution: overwrite, to take it over)"
-            )
-            applied[target.name] = (False, message)
-            diagnostics.append(warning(message, template.source, subject=subject))
-            continue
-        signature: RenderKey = (
-            target.replicas if revise else None,
-            completions.get(target.name),
-            run.override_signatures.get(target.name, frozenset()),
-        )
-        sharing.setdefault(signature, []).append(target.name)
-        if signature not in rendered:
-            try:
-                body, result = _render_one(
-                    run,
-                    template,
-                    match,
-                    target,
-                    cluster,
-                    revise,
-                    completions.get(target.name),
-                    conflict_resolution,
-                )
-                rendered[signature] = ((header + dump_yaml(body)).encode(), result)
-            except (OverrideError, InterpretError) as err:
-                rendered[signature] = err
-        done = rendered[signature]
-        if isinstance(done, GitopsKarmadaError):
-            # reported once per render key below, naming every cluster it fails on
-            if ours:
-                run.keep.add(path)
-            applied[target.name] = (ours, f"cannot render: {done}" if not ours else "")
-            continue
-        content, result = done
-        overrides[target.name] = result  # shared by every cluster with the same render key
-        run.files[path] = content
-        applied[target.name] = (True, "")
-    failures: dict[object, tuple[GitopsKarmadaError, list[str]]] = {}
-    for signature, names in sharing.items():
-        done = rendered[signature]
-        if isinstance(done, GitopsKarmadaError):
-            # one report per distinct failure, naming every cluster it stops
-            failures.setdefault(_failure_key(done), (done, []))[1].extend(names)
-        elif isinstance(done, tuple):
-            also = f" (the same on {', '.join(names[1:])})" if len(names) > 1 else ""
-            diagnostics.extend(warning(w + also, template.source, subject=subject) for w in done[1].warnings)
-    diagnostics.extend(_render_error(run, template, sorted(names), err) for err, names in failures.values())
-    binding = build_binding(
-        BindingInputs(
-            template=template,
-            match=match,
-            replicas=replicas,
-            replica_requirements=requirements,
-            components=components,
-            clusters=targets,
-            scheduled=condition,
-            observed_affinity_name=observed,
-            rendered=applied,
-            scheduled_changed=changed,
-            reschedule_triggered_at=run.request.now if key.identity in run.request.reschedule else None,
-            template_hash=current_hash,
-            hold_previous_spec=lazy_hold,
-            required_by=tuple(r.snapshot for r in required),
-            attached_conflict_resolution=binding_resolution if attached else None,
-            attached_preserve=_attached_preserve(required) if attached else None,
-        ),
-        prev,
-        run.request.now,
-    )
+    inside = object_path(key)
     return TemplateOutcome(
         key=key,
         match=match,
-        binding=binding,
-        schedule=schedule_result,
-        scheduling_reason=reason,
-        overrides=overrides,
-        paths=paths,
-        diagnostics=tuple(diagnostics),
-        lazy_hold=lazy_hold,
-        interpreted_by=_interpreted_by(run, template, components),
+        paths={cluster: f"{ctx.clusters_dir}/{cluster}/{inside}" for cluster in entry.rendered},
+        diagnostics=entry.warnings,
+        fingerprint=fingerprint,
+        reused=True,
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Requirement:
-    """A binding that requires a dependency (propagateDeps), with the policy fields that carry over."""
-
-    snapshot: BindingSnapshot
-    conflict_resolution: ConflictResolution | None
-    preserve: bool | None
-
-
-def _dependency_requirements(
-    run: _Run, templates: list[Manifest], matches: Mapping[Identity, PolicyMatch]
-) -> tuple[dict[Identity, list[Identity]], list[Diagnostic]]:
-    """Which templates are dependencies of propagateDeps workloads: dependency → its requirers."""
-    requirers: dict[Identity, list[Identity]] = {}
-    diagnostics: list[Diagnostic] = []
-    if not run.gate(FeatureGate.PROPAGATE_DEPS):
-        return requirers, diagnostics
-    by_identity = {t.key.identity: t for t in templates}
-    for template in templates:
-        key = template.key
-        match = matches[key.identity]
-        policy = match.policy
-        if policy is None or not policy.spec.propagate_deps:
-            continue
-        if not run.interpreter.hook_enabled(key.api_version, key.kind, Operation.INTERPRET_DEPENDENCY):
-            continue
-        try:
-            dependencies = run.interpreter.get_dependencies(template.body)
-        except InterpretError as err:
-            diagnostics.append(
-                error(f"cannot read its dependencies: {err}", template.source, subject=str(key))
-            )
-            continue
-        for dependency in dependencies:
-            group = group_of(dependency.api_version)
-            if dependency.name:
-                found = [(group, dependency.kind, dependency.namespace, dependency.name)]
-            else:
-                selector = dependency.label_selector
-                found = [
-                    ident
-                    for ident, candidate in by_identity.items()
-                    if ident[:3] == (group, dependency.kind, dependency.namespace)
-                    and selector is not None
-                    and labels_match(selector, candidate.labels)
-                ]
-            for ident in found:
-                if ident in by_identity:
-                    requirers.setdefault(ident, []).append(key.identity)
-                else:
-                    missing = f"{dependency.kind}/{dependency.namespace}/{dependency.name}"
-                    message = (
-                        f"depends on {missing}, which is not in the repository (propagateDeps cannot send it)"
-                    )
-                    diagnostics.append(warning(message, template.source, subject=str(key)))
-    return requirers, diagnostics
+def _materialized(outcomes: list[TemplateOutcome], previous: PreviousRun) -> list[TemplateOutcome]:
+    """Every reused outcome with its binding (read from the records in one batch)."""
+    reused = [o.key.identity for o in outcomes if o.reused and o.binding is None]
+    if not reused:
+        return outcomes
+    found = previous.bindings(reused)
+    return [replace(o, binding=found.get(o.key.identity)) if o.reused else o for o in outcomes]
 
 
-def _requirements(
-    parents: list[Identity], done: Mapping[Identity, TemplateOutcome]
-) -> tuple[Requirement, ...]:
-    required = []
-    for parent in sorted(set(parents)):
-        outcome = done.get(parent)
-        binding = outcome.binding if outcome is not None else None
-        if binding is None:
-            continue
-        snapshot = BindingSnapshot(
-            namespace=binding.metadata.namespace or "",
-            name=binding.metadata.name,
-            clusters=binding.spec.clusters,
-        )
-        required.append(
-            Requirement(
-                snapshot, binding.spec.conflict_resolution, binding.spec.preserve_resources_on_deletion
-            )
-        )
-    return tuple(required)
-
-
-def _required_clusters(required: tuple[Requirement, ...]) -> tuple[TargetCluster, ...]:
-    return merge_target_clusters((), [r.snapshot for r in required])
-
-
-def _attached_conflict_resolution(required: tuple[Requirement, ...]) -> ConflictResolution:
-    """Overwrite if any requiring binding overwrites, else Abort (``policy_utils.go``)."""
-    if any(r.conflict_resolution is ConflictResolution.OVERWRITE for r in required):
-        return ConflictResolution.OVERWRITE
-    return ConflictResolution.ABORT
-
-
-def _attached_preserve(required: tuple[Requirement, ...]) -> bool:
-    return any(r.preserve for r in required)
-
-
-def _schedule(
-    run: _Run,
-    template: Manifest,
-    placement: Placement,
-    replicas: int,
-    requirements: ReplicaRequirements | None,
-    components: tuple[Component, ...],
-    prev: ResourceBinding | None,
-    observed: str,
-    reschedule: bool,
-) -> ScheduleResult:
-    return schedule(
-        ScheduleRequest(
-            key=template.key,
-            tie_break_uid=tie_break_uid(template),
-            placement=placement,
-            replicas=replicas,
-            replica_requirements=requirements,
-            components=components,
-            previous_clusters=prev.spec.clusters if prev is not None else (),
-            observed_affinity_name=observed,
-            reschedule=reschedule,
-            evicted_clusters=frozenset(
-                task.from_cluster for task in (prev.spec.graceful_eviction_tasks if prev else ())
-            ),
-        ),
-        run.cluster_index,
-        gates={gate: run.gate(gate) for gate in FeatureGate},
-        estimators=(run.accurate.for_namespace(template.key.namespace),) if run.accurate is not None else (),
-        enable_empty_workload_propagation=run.config.enable_empty_workload_propagation,
-    )
-
-
-def build_binding_status_override(
-    binding: ResourceBinding, condition: Condition, now: str
-) -> ResourceBinding:
-    """``binding`` with its Scheduled condition replaced (a quota denial that keeps everything else)."""
-    kept = [c for c in binding.status.conditions if c.type != condition.type]
-    carried = carry_condition(condition, binding, now)
-    status = binding.status.model_copy(update={"conditions": (carried, *kept)})
-    return binding.model_copy(update={"status": status})
-
-
-def _quota_outputs(
-    run: _Run,
-    bindings: tuple[ResourceBinding, ...],
-    snapshots: Mapping[str, ClusterSnapshot],
-    managed: set[str],
-) -> tuple[list[Diagnostic], tuple[FederatedResourceQuota, ...]]:
-    """Each FRQ's settled status into the state folder; its static assignments into the cluster folders."""
-    diagnostics: list[Diagnostic] = []
-    settled: list[FederatedResourceQuota] = []
-    config = run.config
-    quotas_prefix = f"{config.output.state_dir}/{QUOTAS_FOLDER}/"
-    enforcement = config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
-    # static-assignment quotas the previous run wrote (their records list them) are ours to rewrite or delete
-    owned: set[str] = set()
-    for previous in quota_records(run.request.state_files, config.output.state_dir).values():
-        owned.update(quota_paths(previous, config.output.clusters_dir))
-    managed |= owned
-    for frq in run.inputs.quotas:
-        status = federated_quota_status(
-            frq, bindings, enforcement=enforcement, members=member_quota_statuses(frq, snapshots)
-        )
-        settled.append(frq.model_copy(update={"status": status}))
-        record = settled[-1].to_api()
-        record["status"] = status.to_api()
-        path = f"{quotas_prefix}{frq.namespace}/{frq.name}.yaml"
-        run.files[path] = dump_yaml(record).encode()
-        source = run.inputs.sources.get((frq.kind, frq.namespace, frq.name))
-        for rendered_path, (cluster, manifest) in quota_paths(frq, config.output.clusters_dir).items():
-            if cluster not in run.clusters:
-                message = f"staticAssignments names cluster {cluster!r}, which is not in the inventory"
-                diagnostics.append(warning(message, source))
-                continue
-            blocker = blocking_entry(rendered_path, run.request.output_blobs)
-            if blocker is not None:
-                message = (
-                    f"{blocker} is a file or symbolic link gitops-karmada did not write; "
-                    f"{rendered_path} was not written"
-                )
-                diagnostics.append(warning(message, source))
-                continue
-            if rendered_path in run.request.output_blobs and rendered_path not in owned:
-                message = f"{rendered_path} exists and was not written by gitops-karmada; left untouched"
-                diagnostics.append(warning(message, source))
-                continue
-            origin = f"FederatedResourceQuota {frq.namespace}/{frq.name}"
-            header = provenance_header(str(source) if source else "?", origin)
-            run.files[rendered_path] = (header + dump_yaml(manifest)).encode()
-    return diagnostics, tuple(settled)
-
-
-def _failure_key(err: GitopsKarmadaError) -> object:
-    if isinstance(err, OverridePolicyError):
-        return (
-            err.policy,
-            err.rule_index,
-            err.overrider,
-            err.overrider_index,
-            err.path,
-            err.sub_path,
-            err.detail,
-        )
-    return str(err)
-
-
-def _render_error(run: _Run, template: Manifest, clusters: list[str], err: GitopsKarmadaError) -> Diagnostic:
-    """A render failure at the document to fix: the failing override policy's rule, else the template."""
-    where = ", ".join(repr(name) for name in clusters)
-    plural = "s" if len(clusters) > 1 else ""
-    subject = str(template.key)
-    if isinstance(err, OverridePolicyError):
-        policy = err.policy
-        source = run.inputs.sources.get((policy.kind.value, policy.namespace, policy.name))
-        candidates: list[AnyOverridePolicy] = [
-            *run.inputs.override_policies,
-            *run.inputs.cluster_override_policies,
-        ]
-        wanted = (policy.kind.value, policy.namespace, policy.name)
-        spec = next((p.spec for p in candidates if (p.kind, p.namespace, p.name) == wanted), None)
-        rule = (
-            f"spec.overrideRules[{err.rule_index}]." if spec is not None and spec.override_rules else "spec."
-        )
-        field = f"{rule}overriders.{err.overrider}[{err.overrider_index}]"
-        at = f"{err.path}#{err.sub_path}" if err.sub_path else err.path
-        message = (
-            f"cannot override {subject} (from {template.source}) for cluster{plural} {where}"
-            + (f" at {at}" if at else "")
-            + f": {err.detail}"
-        )
-        return error(message, source, field, subject=subject)
-    return error(f"cannot render for cluster{plural} {where}: {err}", template.source, subject=subject)
-
-
-def _interpreted_by(run: _Run, template: Manifest, components: tuple[Component, ...]) -> str:
-    operation = Operation.INTERPRET_COMPONENT if components else Operation.INTERPRET_REPLICA
-    return run.interpreter.answered_by(template.key.api_version, template.key.kind, operation) or ""
-
-
-def _origin(match: PolicyMatch) -> str:
-    """How a template came to be propagated, for the provenance header."""
-    if match.policy is not None:
-        policy = match.policy
-        return f"{policy.kind} {policy.namespace + '/' if policy.namespace else ''}{policy.name}"
-    if match.state is ClaimState.NAMESPACE_SYNC:
-        return "namespace sync"
-    return "a deleted policy (placement kept)"
-
-
-def _interpret(
-    run: _Run, template: Manifest
-) -> tuple[int, ReplicaRequirements | None, tuple[Component, ...]]:
-    """Replicas and requirements, or components (multi-template workloads behind their feature gate)."""
-    key = template.key
-    interpreter = run.interpreter
-    if run.gate(FeatureGate.MULTIPLE_POD_TEMPLATES_SCHEDULING) and interpreter.hook_enabled(
-        key.api_version, key.kind, Operation.INTERPRET_COMPONENT
-    ):
-        return 0, None, interpreter.get_components(template.body)
-    if interpreter.hook_enabled(key.api_version, key.kind, Operation.INTERPRET_REPLICA):
-        replicas, requirements = interpreter.get_replicas(template.body)
-        if replicas < 0:
-            # the API server would refuse the object; never render a negative count into a manifest
-            raise InterpretError(f"replicas must be greater than or equal to 0, got {replicas}")
-        if (
-            requirements is not None
-            and not requirements.namespace
-            and run.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE)
-        ):
-            # the detector, not the interpreter, records the namespace (applyReplicaInterpretation)
-            requirements = requirements.model_copy(update={"namespace": key.namespace})
-        return replicas, requirements, ()
-    return 0, None, ()
-
-
-def _render_one(
-    run: _Run,
+def _process(
+    ctx: RunContext,
+    ledger: QuotaLedger,
     template: Manifest,
     match: PolicyMatch,
-    target: TargetCluster,
-    cluster: Cluster,
-    revise: bool,
-    completions: int | None,
-    conflict_resolution: str,
-) -> tuple[dict[str, Any], OverrideResult]:
-    key = template.key
-    body = deep_copy(template.body)
-    prune(body)
-    if revise and run.interpreter.hook_enabled(key.api_version, key.kind, Operation.REVISE_REPLICA):
-        body = run.interpreter.revise_replica(body, target.replicas)
-    if completions is not None:
-        body["spec"] = {**body["spec"], "completions": completions}
-    result = apply_overrides(
-        body, cluster, run.inputs.cluster_override_policies, run.inputs.override_policies
+    previous: ResourceBinding | None,
+    required: tuple[Requirement, ...],
+    fingerprint: str,
+) -> tuple[QuotaLedger, TemplateOutcome]:
+    """claim → place → admit → render targets → record, for one template."""
+    claimed = claim(ctx, template, match, previous, required)
+    if isinstance(claimed, TemplateOutcome):
+        return ledger, replace(claimed, fingerprint=fingerprint)
+    placed = place(ctx, claimed)
+    if isinstance(placed, TemplateOutcome):
+        return ledger, replace(placed, fingerprint=fingerprint)
+    ledger, admitted = admit(ctx, ledger, placed)
+    if isinstance(admitted, TemplateOutcome):
+        return ledger, replace(admitted, fingerprint=fingerprint)
+    targets = render_targets(ctx, admitted)
+    binding = _record(ctx, admitted, targets.rendered, fingerprint)
+    lint = untolerated_no_execute(
+        [binding],
+        ctx.clusters,
+        {template.key.identity: template.source},
+        failover=ctx.gate(FeatureGate.FAILOVER),
     )
-    body = annotate_applied_overrides(result.object, result)
-    policy = match.policy
-    stamp(
-        body,
-        claim_metadata(
-            policy_kind=policy.kind if policy is not None else None,
-            policy_namespace=policy.namespace if policy is not None else "",
-            policy_name=policy.name if policy is not None else "",
-            policy_id=match.permanent_id,
-            binding_name=binding_name(key),
-            binding_namespace=key.namespace,
-            binding_id=binding_permanent_id(template),
-            conflict_resolution=ConflictResolution.OVERWRITE
-            if conflict_resolution == "overwrite"
-            else ConflictResolution.ABORT,
+    return ledger, TemplateOutcome(
+        key=template.key,
+        match=admitted.claim.match,
+        binding=binding,
+        schedule=admitted.schedule,
+        scheduling_reason=admitted.reason,
+        overrides=targets.overrides,
+        paths=targets.paths,
+        diagnostics=(*admitted.diagnostics, *targets.diagnostics, *lint),
+        lazy_hold=admitted.lazy_hold,
+        interpreted_by=interpreted_by(ctx, template, admitted.components),
+        files=targets.files,
+        keep=targets.keep,
+        fingerprint=fingerprint,
+    )
+
+
+def _record(
+    ctx: RunContext, placed: Placement, rendered: Mapping[str, tuple[bool, str]], fingerprint: str
+) -> ResourceBinding:
+    """The binding record of a placed and rendered template."""
+    claimed: Claim = placed.claim
+    template = claimed.template
+    required = claimed.required
+    return build_binding(
+        BindingInputs(
+            template=template,
+            match=claimed.match,
+            replicas=placed.replicas,
+            replica_requirements=placed.requirements,
+            components=placed.components,
+            clusters=placed.targets,
+            scheduled=placed.condition,
+            observed_affinity_name=placed.observed_affinity,
+            rendered=dict(rendered),
+            scheduled_changed=placed.changed,
+            reschedule_triggered_at=ctx.now if template.key.identity in ctx.reschedule else None,
+            template_hash=placed.template_hash,
+            hold_previous_spec=placed.lazy_hold,
+            required_by=tuple(r.snapshot for r in required),
+            attached_conflict_resolution=attached_conflict_resolution(required) if claimed.attached else None,
+            attached_preserve=attached_preserve(required) if claimed.attached else None,
+            fingerprint=fingerprint,
         ),
+        claimed.previous,
+        ctx.now,
     )
-    return body, result
 
 
-def _job_completions(template: Manifest, targets: tuple[TargetCluster, ...]) -> dict[str, int]:
-    """A Divided Job's completions split over its clusters in proportion to their replicas (Webster)."""
-    key = template.key
-    spec = template.body.get("spec")
-    if key.kind != "Job" or group_of(key.api_version) != "batch" or not isinstance(spec, Mapping):
-        return {}
-    total = spec.get("completions")
-    if not isinstance(total, int) or isinstance(total, bool):
-        return {}
-    return {t.name: t.replicas for t in divide_job_completions(total, targets, tie_break_uid(template))}
+def _refused(request: ReconcileRequest, previous: PreviousRun, diagnostics: list[Diagnostic]) -> RenderResult:
+    """The input has errors: nothing is written, and everything the tool manages stays as it is."""
+    previous.read_all()
+    output = request.config.output
+    owned = ownership(
+        previous.bindings(previous.identities()).values(),
+        request.state_files,
+        clusters_dir=output.clusters_dir,
+        state_dir=output.state_dir,
+    )
+    managed = frozenset(previous.blobs) | owned.paths
+    return RenderResult({}, managed, keep=managed, diagnostics=(*diagnostics, *previous.diagnostics))
 
 
-def _override_signatures(inputs: Inputs) -> dict[str, OverrideSignature]:
-    policies: tuple[AnyOverridePolicy, ...] = (*inputs.cluster_override_policies, *inputs.override_policies)
-    return {
-        cluster.name: frozenset(
-            (policy.kind, policy.namespace, policy.name, index)
-            for policy in policies
-            for index, rule in enumerate(policy.spec.effective_rules())
-            if rule.target_cluster is not None and cluster_matches(cluster, rule.target_cluster)
+def _result(
+    request: ReconcileRequest,
+    ctx: RunContext,
+    previous: PreviousRun,
+    outcomes: list[TemplateOutcome],
+    diagnostics: list[Diagnostic],
+    snapshots: Mapping[str, ClusterSnapshot],
+) -> RenderResult:
+    """Merge the outcomes with the run-wide outputs: records, quota outputs, released manifests, the index."""
+    output = request.config.output
+    redone = [o for o in outcomes if not o.reused]
+    before = previous.bindings(o.key.identity for o in redone)
+    # what this run answers for: every state file but the records of reused templates, the files the
+    # redone and removed templates owned and own now, and everything written
+    reused_records = {previous.record_path(o.key.identity) for o in outcomes if o.reused}
+    managed = {p for p in previous.blobs if p not in reused_records}
+    managed |= ownership(
+        before.values(), {}, clusters_dir=output.clusters_dir, state_dir=output.state_dir
+    ).paths
+    files: dict[str, bytes] = {}
+    keep: set[str] = set()
+    for outcome in redone:
+        files.update(outcome.files)
+        keep.update(outcome.keep)
+        if outcome.binding is not None:
+            files[binding_path(output.state_dir, binding_key(outcome.binding))] = dump_yaml(
+                outcome.binding.to_api()
+            ).encode()
+
+    def in_namespace(namespace: str) -> list[ResourceBinding]:
+        found = [o.binding for o in outcomes if o.key.namespace == namespace and o.binding is not None]
+        reused = [
+            o.key.identity
+            for o in outcomes
+            if o.key.namespace == namespace and o.reused and o.binding is None
+        ]
+        return [*found, *previous.bindings(reused).values()]
+
+    quota = quota_outputs(ctx, request.state_files, in_namespace, snapshots)
+    diagnostics.extend(quota.diagnostics)
+    managed |= quota.owned
+    files.update(quota.files)
+    released_path = f"{output.state_dir}/{RELEASED_FILE}"
+    released = released_record(
+        request.state_files.get(released_path), outcomes, request.output_blobs, request.now
+    )
+    if released is not None:
+        files[released_path] = released
+    index = _index(request, previous, outcomes, files)
+    index_path = f"{output.state_dir}/{INDEX_FILE}"
+    if index.entries or index_path in previous.blobs:
+        files[index_path] = index.dump()
+    managed |= set(files)
+    for outcome in outcomes:
+        diagnostics.extend(outcome.diagnostics)
+    return RenderResult(
+        files=files,
+        managed=frozenset(managed),
+        keep=frozenset(keep),
+        bindings=tuple(o.binding for o in outcomes if o.binding is not None),
+        outcomes=tuple(outcomes),
+        diagnostics=(*diagnostics, *previous.diagnostics),
+        inputs=ctx.inputs,
+        quotas=quota.quotas,
+        previous_bindings=tuple(before[i] for i in sorted(before)),
+        incremental=previous.index is not None,
+    )
+
+
+def _index(
+    request: ReconcileRequest,
+    previous: PreviousRun,
+    outcomes: Iterable[TemplateOutcome],
+    files: Mapping[str, bytes],
+) -> StateIndex:
+    """The state index after this run: reused entries as they were, redone templates described anew."""
+    clusters_dir = request.config.output.clusters_dir
+    entries: dict[Identity, IndexEntry] = {}
+    for outcome in outcomes:
+        ident = outcome.key.identity
+        if outcome.reused:
+            assert previous.index is not None
+            entries[ident] = previous.index.entries[ident]
+            continue
+        binding = outcome.binding
+        if binding is None or outcome.removed:
+            continue
+        record = files.get(binding_path(request.config.output.state_dir, binding_key(binding)))
+        rendered = applied_clusters(binding)
+        paths = [manifest_path(clusters_dir, c, outcome.key) for c in rendered]
+        blobs = {
+            p: request.hash_blob(files[p]) if p in files else request.output_blobs.get(p, "-") for p in paths
+        }
+        claim = previous_claim(binding)
+        entries[ident] = IndexEntry(
+            fingerprint=outcome.fingerprint,
+            record=request.hash_blob(record) if record is not None else "",
+            files=files_digest(paths, blobs),
+            rendered=rendered,
+            settled=_settled(outcome, binding),
+            claim=(claim[0].kind, claim[0].namespace, claim[0].name, claim[1]) if claim else None,
+            warnings=tuple(d for d in outcome.diagnostics if not d.is_error),
         )
-        for cluster in inputs.clusters
-    }
+    return StateIndex(engine=ENGINE_VERSION, entries=entries)
+
+
+def _settled(outcome: TemplateOutcome, binding: ResourceBinding) -> bool:
+    """Whether the same inputs would give the same result again: nothing failed, was refused or held back."""
+    scheduled = binding.condition("Scheduled")
+    return (
+        not outcome.failed and (scheduled is None or scheduled.status == "True") and not render_notes(binding)
+    )

@@ -74,9 +74,10 @@ class TreeSnapshot:
 
 
 SYMLINK_SKIPPED = "symbolic link: its target is not read (it may point outside the repository)"
+SUBMODULE_SKIPPED = "submodule: its files belong to another repository"
 _SKIP_REASONS = {
     EntryKind.SYMLINK: SYMLINK_SKIPPED,
-    EntryKind.SUBMODULE: "submodule: its files belong to another repository",
+    EntryKind.SUBMODULE: SUBMODULE_SKIPPED,
 }
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters.repository import rendered_by_tool
 from gitops_karmada.core.layout import BINDINGS_FOLDER, CLUSTER_SCOPED_FOLDER
 from gitops_karmada.core.loading import CONFIG_FILE, load_bindings, load_config
-from gitops_karmada.core.ownership import Ownership, ownership
+from gitops_karmada.core.ownership import Ownership, is_state_file, ownership
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitopsKarmadaError
 
@@ -84,7 +84,7 @@ class Layout:
 
     def is_state_record(self, path: str) -> bool:
         """A file of the state folder the tool owns (``read_commit`` reads exactly these)."""
-        return self.is_state(path) and path.endswith(".yaml")
+        return self.is_state(path) and is_state_file(path)
 
     def is_managed(self, path: str) -> bool:
         return self.is_output(path) or self.is_state(path)

@@ -14,6 +14,7 @@ from loguru import logger
 
 from gitops_karmada.adapters.lifecycle import Layout, latest_tool_commit
 from gitops_karmada.adapters.repository import (
+    RENDERED_BY,
     RepositoryState,
     commit_message,
     read_commit,
@@ -22,6 +23,8 @@ from gitops_karmada.adapters.repository import (
 )
 from gitops_karmada.core.diff.guardrails import parse_guardrails
 from gitops_karmada.core.diff.writeguard import guard, write_plan
+from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
+from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import RenderResult, reconcile
 
@@ -38,8 +41,9 @@ PUSH_ATTEMPTS = 5
 
 @dataclass(frozen=True, slots=True)
 class ReconcileOutcome:
-    state: RepositoryState
-    result: RenderResult
+    state: RepositoryState | None
+    """The repository state read (None when nothing needed reading: see ``up_to_date``)."""
+    result: RenderResult | None
     changes: dict[str, bytes | None] = field(default_factory=dict)
     commit: str | None = None
     """The reconcile commit, or None when nothing changed (or a dry run, input errors, a guardrail)."""
@@ -48,6 +52,17 @@ class ReconcileOutcome:
     """The deletion guard's verdict on the changes (its ``violations`` refuse the commit)."""
     reverted: tuple[str, ...] = ()
     """Managed files edited by hand since the last reconcile that this run rewrites or deletes."""
+    up_to_date: UpToDate | None = None
+    """Nothing the pipeline reads changed since a reconcile commit of this tool version: its output stands,
+    and nothing was read or rendered."""
+
+    @property
+    def source(self) -> str:
+        """The commit the run is about."""
+        if self.up_to_date is not None:
+            return self.up_to_date.source
+        assert self.state is not None and self.state.source is not None
+        return self.state.source
 
     @property
     def refused(self) -> bool:
@@ -107,16 +122,24 @@ def reconcile_ref(
     message: str | None = None,
     reschedule: frozenset[tuple[str, str, str, str]] = frozenset(),
     allow: frozenset[str] = frozenset(),
+    full: bool = False,
 ) -> ReconcileOutcome:
     """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
 
     ``reschedule`` names templates (by group, kind, namespace, name) whose replicas are divided afresh;
-    ``allow`` lifts guardrails of the repository's configuration by name (``all``: every one).
+    ``allow`` lifts guardrails of the repository's configuration by name (``all``: every one); ``full``
+    redoes every template instead of reusing those whose inputs did not change.
     """
     if not dry_run:
         store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
-    state = read_commit(store, ref, reschedule=reschedule)
-    warn_uncommitted_inputs(store, ref, state.request.config)
+    config, _ = load_config(store.read_file(store.resolve(ref), CONFIG_FILE))
+    warn_uncommitted_inputs(store, ref, config)
+    if not reschedule and not full:
+        current = unchanged_since_reconcile(store, ref)
+        if current is not None:
+            return ReconcileOutcome(None, None, up_to_date=current)
+    # the write path needs only what it redoes: reused templates' records are not read at all
+    state = read_commit(store, ref, reschedule=reschedule, full=full, materialize=False)
     result = reconcile(state.request)
     if not result.input_ok:
         return ReconcileOutcome(state, result)
@@ -146,6 +169,39 @@ def reconcile_ref(
     return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
 
 
+@dataclass(frozen=True, slots=True)
+class UpToDate:
+    source: str
+    """The commit read."""
+    reconciled: str
+    """The tool commit whose output stands for it."""
+
+
+def unchanged_since_reconcile(store: GitStore, ref: str) -> UpToDate | None:
+    """The last reconcile commit of ``ref``, when it was made by this version of the tool, every template
+    succeeded in it, and nothing the pipeline reads (inputs, configuration, snapshots, the managed folders)
+    changed after it: then a run would make exactly that output again."""
+    head = store.resolve(ref)
+    anchor = latest_tool_commit(store, head)
+    if anchor is None or anchor.trailers.get(wellknown.RENDERED_BY_TRAILER) != RENDERED_BY:
+        return None
+    if wellknown.FAILED_TEMPLATES_TRAILER in anchor.trailers:
+        return None  # failures are retried, and reported, on every run
+    if anchor.commit == head:
+        return UpToDate(head, head)
+    config, _ = load_config(store.read_file(head, CONFIG_FILE))
+    is_input = input_path_filter(config)
+    watched = (
+        config.output.clusters_dir + "/",
+        config.output.state_dir + "/",
+        config.output.snapshots_dir + "/",
+    )
+    for change in store.diff(anchor.commit, head):
+        if change.path == CONFIG_FILE or change.path.startswith(watched) or is_input(change.path):
+            return None
+    return UpToDate(head, anchor.commit)
+
+
 def reverted_hand_edits(
     store: GitStore, state: RepositoryState, changes: dict[str, bytes | None]
 ) -> tuple[str, ...]:
@@ -163,8 +219,7 @@ def reverted_hand_edits(
 
 def _rebase_onto_remote(store: GitStore, ref: str, outcome: ReconcileOutcome, remote_sha: str) -> None:
     """Move ``ref`` to the remote tip, dropping only our own reconcile commit (never a user's commit)."""
-    base = outcome.state.source
-    assert base is not None
+    base = outcome.source
     local = store.resolve(ref)
     if local not in (base, outcome.commit) or not store.is_ancestor(base, remote_sha):
         raise GitError(
@@ -176,7 +231,12 @@ def _rebase_onto_remote(store: GitStore, ref: str, outcome: ReconcileOutcome, re
 
 
 def reconcile_and_push(
-    store: GitStore, ref: str, *, message: str | None = None, allow: frozenset[str] = frozenset()
+    store: GitStore,
+    ref: str,
+    *,
+    message: str | None = None,
+    allow: frozenset[str] = frozenset(),
+    full: bool = False,
 ) -> ReconcileOutcome:
     """Reconcile, then push to the branch's upstream; on a rejected push fetch, re-render and retry."""
     if not ref.startswith("refs/heads/"):
@@ -185,9 +245,11 @@ def reconcile_and_push(
     if upstream is None:
         raise GitError("push", f"{ref} has no upstream; set one with git branch --set-upstream-to")
     remote, remote_branch = upstream
-    outcome = reconcile_ref(store, ref, message=message, allow=allow)
+    outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full)
     for attempt in range(1, PUSH_ATTEMPTS + 1):
-        if not outcome.result.input_ok or outcome.refused:
+        if outcome.up_to_date is None and (outcome.result is None or not outcome.result.input_ok):
+            return outcome
+        if outcome.refused:
             return outcome
         try:
             store.push(remote, ref, remote_branch)
@@ -199,7 +261,7 @@ def reconcile_and_push(
             )
             remote_sha = store.fetch(remote, remote_branch)
             _rebase_onto_remote(store, ref, outcome, remote_sha)
-            outcome = reconcile_ref(store, ref, message=message, allow=allow)
+            outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full)
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
         return ReconcileOutcome(

@@ -17,15 +17,19 @@ from loguru import logger
 
 from gitops_karmada import __version__
 from gitops_karmada.adapters.directory import read_directory
-from gitops_karmada.adapters.git_store import SYMLINK_SKIPPED, GitStore
+from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED, GitStore
+from gitops_karmada.adapters.git_tree import EntryKind
+from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.core.layout import BINDINGS_FOLDER
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
+from gitops_karmada.core.ownership import is_state_file
 from gitops_karmada.model import wellknown
-from gitops_karmada.model.diagnostics import SourceRef, warning
+from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, warning
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
     from gitops_karmada.model.config import ToolConfig
@@ -48,47 +52,79 @@ def _managed_prefixes(config: ToolConfig) -> tuple[str, str]:
     return (config.output.clusters_dir + "/", config.output.state_dir + "/")
 
 
+RENDERED_BY = f"{wellknown.TOOL_NAME} {__version__}"
+"""The ``Rendered-By`` trailer of this tool's commits."""
+
+
 def read_commit(
-    store: GitStore, rev: str, *, reschedule: frozenset[tuple[str, str, str, str]] = frozenset()
+    store: GitStore,
+    rev: str,
+    *,
+    reschedule: frozenset[tuple[str, str, str, str]] = frozenset(),
+    full: bool = False,
+    materialize: bool = True,
 ) -> RepositoryState:
-    """The repository as committed at ``rev``."""
+    """The repository as committed at ``rev``: one tree listing; the inputs, snapshots and the state files
+    other than binding records are read at once, the records only when the run asks for them."""
     sha = store.resolve(rev)
     config, config_diagnostics = load_config(store.read_file(sha, CONFIG_FILE))
     clusters_prefix, state_prefix = _managed_prefixes(config)
-    is_input = input_path_filter(config)
-
+    bindings_prefix = f"{state_prefix}{BINDINGS_FOLDER}/"
     snapshots_prefix = config.output.snapshots_dir + "/"
+    is_input = input_path_filter(config)
+    inputs: dict[str, str] = {}
+    snapshots: dict[str, str] = {}
+    eager_state: dict[str, str] = {}
+    state_blobs: dict[str, str] = {}
+    output_blobs: dict[str, str] = {}
+    skipped: list[Diagnostic] = []
+    for entry in store.list_entries(sha, [""]):
+        path = entry.path
+        if path.startswith(clusters_prefix):
+            if entry.kind is not EntryKind.SUBMODULE:
+                output_blobs[path] = entry.oid
+        elif path.startswith(state_prefix):
+            if entry.kind is not EntryKind.SUBMODULE:
+                state_blobs[path] = entry.oid
+                if is_state_file(path) and entry.is_regular_file and not path.startswith(bindings_prefix):
+                    eager_state[path] = entry.oid
+        elif path.startswith(snapshots_prefix):
+            if path.endswith((".yaml", ".yml")) and entry.is_regular_file:
+                snapshots[path] = entry.oid
+        elif is_input(path):
+            if entry.is_regular_file:
+                inputs[path] = entry.oid
+            else:
+                reason = SYMLINK_SKIPPED if entry.kind is EntryKind.SYMLINK else SUBMODULE_SKIPPED
+                skipped.append(
+                    warning(f"{reason}; not read (commit the file itself, or exclude it)", SourceRef(path, 0))
+                )
+    blobs = store.read_blobs(sorted({*snapshots.values(), *eager_state.values()}))
+    decoded = decode_inputs(store.git_dir, inputs, store.read_blobs)
 
-    def wanted(path: str) -> bool:
-        return (
-            is_input(path)
-            or (path.startswith(state_prefix) and path.endswith(".yaml"))
-            or (path.startswith(snapshots_prefix) and path.endswith((".yaml", ".yml")))
-        )
+    def read_state(paths: Sequence[str]) -> dict[str, bytes]:
+        wanted = {path: state_blobs[path] for path in paths if path in state_blobs}
+        found = store.read_blobs(sorted(set(wanted.values())))
+        return {path: found[oid] for path, oid in wanted.items()}
 
-    snapshot = store.read_snapshot(sha, wanted)
-    files = dict(snapshot.files)
-    skipped = tuple(
-        warning(f"{entry.reason}; not read (commit the file itself, or exclude it)", SourceRef(entry.path, 0))
-        for entry in snapshot.skipped
-        if is_input(entry.path)
-    )
-    state_files = {path: content for path, content in files.items() if path.startswith(state_prefix)}
-    snapshot_files = {path: content for path, content in files.items() if path.startswith(snapshots_prefix)}
-    input_files = {p: c for p, c in files.items() if p not in state_files and p not in snapshot_files}
-    current = store.list_blobs(sha, [clusters_prefix.rstrip("/"), state_prefix.rstrip("/")])
     request = ReconcileRequest(
-        input_files=input_files,
+        input_files={},
+        decoded=decoded,
         config=config,
         config_diagnostics=(*config_diagnostics, *skipped),
-        state_files=state_files,
-        snapshot_files=snapshot_files,
-        output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
+        state_files={path: blobs[oid] for path, oid in eager_state.items()},
+        state_blobs=state_blobs,
+        read_state=read_state,
+        snapshot_files={path: blobs[oid] for path, oid in snapshots.items()},
+        output_blobs=output_blobs,
         now=rfc3339(store.commit_time(sha)),
         reschedule=reschedule,
         read_output=lambda path: store.read_file(sha, path),
+        hash_blob=store.blob_id,
+        full=full,
+        materialize=materialize,
     )
-    return RepositoryState(request, sha, current)
+    return RepositoryState(request, sha, {**output_blobs, **state_blobs})
 
 
 def read_worktree(root: Path, now: datetime) -> RepositoryState:
@@ -110,7 +146,7 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
         input_files=input_files,
         config=config,
         config_diagnostics=(*config_diagnostics, *skipped),
-        state_files={p: c for p, c in managed.items() if p.startswith(state_prefix) and p.endswith(".yaml")},
+        state_files={p: c for p, c in managed.items() if p.startswith(state_prefix) and is_state_file(p)},
         snapshot_files=snapshot_files,
         output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
         now=rfc3339(now),
@@ -180,10 +216,12 @@ def commit_message(source: str, summary: CommitSummary, message: str | None = No
     if summary.reverted:
         body += "\n\nReverted hand edits of managed files:\n" + "".join(f"- {p}\n" for p in summary.reverted)
         body = body.rstrip("\n")
+    failed = f"{wellknown.FAILED_TEMPLATES_TRAILER}: {summary.failed}\n" if summary.failed else ""
     return (
         f"{title}\n\n{body}\n\n"
         f"{wellknown.SOURCE_COMMIT_TRAILER}: {source}\n"
-        f"{wellknown.RENDERED_BY_TRAILER}: {wellknown.TOOL_NAME} {__version__}\n"
+        f"{wellknown.RENDERED_BY_TRAILER}: {RENDERED_BY}\n"
+        f"{failed}"
     )
 
 

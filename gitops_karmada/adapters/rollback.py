@@ -34,7 +34,7 @@ from gitops_karmada.adapters.reconciler import (
 )
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.core.diff.writeguard import guard, write_plan
-from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter
+from gitops_karmada.core.loading import CONFIG_FILE, Decoded, decode, input_path_filter
 from gitops_karmada.model import wellknown
 from gitops_karmada.reconcile import reconcile
 
@@ -222,14 +222,16 @@ def _guard_rerender(
     before anything is committed (None when the restored inputs do not load: reconcile will refuse them)."""
     state = read_commit(store, tip)
     is_input = input_path_filter(config)
-    inputs = {p: c for p, c in state.request.input_files.items() if is_input(p)}
+    current = state.request.decoded if state.request.decoded is not None else state.request.input_files
+    inputs: dict[str, Decoded | bytes] = {p: c for p, c in current.items() if is_input(p)}
     for path, content in changes.items():
         if is_input(path):
             if content is None:
                 inputs.pop(path, None)
             else:
-                inputs[path] = content
-    request = replace(state.request, input_files=inputs, config=config)
+                inputs[path] = decode(content)
+    documents = {p: decode(c) if isinstance(c, bytes) else c for p, c in inputs.items()}
+    request = replace(state.request, input_files={}, decoded=documents, config=config)
     result = reconcile(request)
     if not result.input_ok:
         return None

@@ -219,12 +219,11 @@ def read_revision(store: GitStore, rev: str) -> DiffSide:
     state = read_commit(store, rev)
     assert state.source is not None
     result = reconcile(state.request)
-    kept = kept_paths(state, result)
-    tree = dict(result.files)
-    if kept:
-        # one batched read for the files kept as committed (failed templates, or everything when the
-        # input does not load)
-        tree.update(store.read_files(state.source, kept.__contains__))
+    changes = result.changes(state.current_blobs, store.blob_id)
+    # the side's tree: the committed managed files with this run's changes (reused templates as committed)
+    kept = frozenset(p for p in state.current_blobs if p not in changes)
+    tree = dict(store.read_files(state.source, kept.__contains__)) if kept else {}
+    tree.update({p: c for p, c in changes.items() if c is not None})
     label = state.source[:12] if rev == state.source else f"{rev} ({state.source[:12]})"
     return _side(label, state, result, tree)
 
@@ -233,15 +232,10 @@ def read_checkout(root: Path) -> DiffSide:
     """Render the files under ``root`` (a second checkout); the wall clock stands in for the commit time."""
     state = read_worktree(root, datetime.now(UTC))
     result = reconcile(state.request)
-    tree = dict(result.files)
-    for path in sorted(kept_paths(state, result)):
-        tree[path] = (root / path).read_bytes()
+    changes = result.changes(state.current_blobs)
+    tree = {p: (root / p).read_bytes() for p in state.current_blobs if p not in changes}
+    tree.update({p: c for p, c in changes.items() if c is not None})
     return _side(str(root), state, result, tree)
-
-
-def kept_paths(state: RepositoryState, result: RenderResult) -> frozenset[str]:
-    """Managed files that stay as they are: they belong to the side's tree as they are now."""
-    return frozenset(path for path in result.keep if path in state.current_blobs)
 
 
 def _side(label: str, state: RepositoryState, result: RenderResult, tree: dict[str, bytes]) -> DiffSide:

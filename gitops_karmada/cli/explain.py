@@ -20,8 +20,10 @@ from gitops_karmada.core.overrides import describe_override_result
 from gitops_karmada.reconcile import reconcile
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
+    from gitops_karmada.model.keys import ObjectKey
     from gitops_karmada.reconcile import RenderResult, TemplateOutcome
 
 
@@ -38,16 +40,25 @@ def parse_reference(reference: str) -> tuple[str, str, str, str]:
     return kind, group, namespace, name
 
 
-def find_outcome(result: RenderResult, reference: str) -> TemplateOutcome:
+def refers_to(reference: str) -> Callable[[ObjectKey], bool]:
+    """Whether a template key is the one ``KIND[.group]/NAMESPACE/NAME`` names."""
     kind, group, namespace, name = parse_reference(reference)
-    matches = [
-        o
-        for o in result.outcomes
-        if o.key.kind.lower() == kind.lower()
-        and (not group or o.key.group == group.lower())
-        and o.key.namespace == namespace
-        and o.key.name == name
-    ]
+
+    def matches(key: ObjectKey) -> bool:
+        return (
+            key.kind.lower() == kind.lower()
+            and (not group or key.group == group.lower())
+            and key.namespace == namespace
+            and key.name == name
+        )
+
+    return matches
+
+
+def find_outcome(result: RenderResult, reference: str) -> TemplateOutcome:
+    _, _, _, name = parse_reference(reference)
+    wanted = refers_to(reference)
+    matches = [o for o in result.outcomes if wanted(o.key)]
     if len(matches) == 1:
         return matches[0]
     if len(matches) > 1:
@@ -188,9 +199,9 @@ def explanation_text(outcome: TemplateOutcome) -> str:
 @click.option("--fresh", is_flag=True, help="Explain the Fresh division `reschedule` would make instead.")
 def explain(reference: str, repo: Path, rev: str, worktree: bool, output_format: str, fresh: bool) -> None:
     """Explain the placement of one template: policy, interpretation, scheduling, overrides."""
-    parse_reference(reference)
     state = read_source(repo, rev, worktree)
-    request = replace(state.request, explain=True)
+    # only the template explained is redone (and what it needs); the rest of the fleet is taken as recorded
+    request = replace(state.request, explain=True, focus=refers_to(reference), materialize=False)
     result = reconcile(request)
     if fresh and result.input_ok:
         identity = find_outcome(result, reference).key.identity

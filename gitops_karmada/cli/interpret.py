@@ -48,7 +48,7 @@ def _customizations(
 ) -> tuple[ResourceInterpreterCustomization, ...]:
     if not files:
         state = read_source(repo, rev, worktree)
-        loaded = load(state.request.input_files, state.request.config)
+        loaded = load(state.request.input_files, state.request.config, state.request.decoded)
     else:
         loaded = load({str(path): path.read_bytes() for path in files}, ToolConfig())
     errors = [d for d in loaded.diagnostics if d.is_error]

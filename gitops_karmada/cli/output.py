@@ -71,8 +71,11 @@ def _cell(binding: ResourceBinding, cluster: str) -> str:
     return "✓" if cluster in rendered else "-"
 
 
-def placement_table(result: RenderResult, width: int = 160) -> str:
-    """Templates × clusters: replicas per cluster (✓ for objects without replicas, - when absent)."""
+def placement_table(result: RenderResult, width: int = 160, *, only_redone: bool = False) -> str:
+    """Templates × clusters: replicas per cluster (✓ for objects without replicas, - when absent).
+
+    ``only_redone``: only the templates the run computed (not those reused from the previous run).
+    """
     clusters = [c.name for c in result.inputs.clusters] if result.inputs is not None else []
     table = Table(show_lines=False, pad_edge=False, box=None, header_style="bold")
     table.add_column("TEMPLATE", no_wrap=True)
@@ -81,6 +84,8 @@ def placement_table(result: RenderResult, width: int = 160) -> str:
         table.add_column(cluster.upper(), justify="right", no_wrap=True)
     table.add_column("STATUS", no_wrap=True)
     for outcome in result.outcomes:
+        if only_redone and outcome.reused:
+            continue
         binding = outcome.binding
         if binding is None:
             # nothing vanishes from the table: unmatched, waiting, ignored and removed templates are rows too

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import click
@@ -15,6 +16,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gitops_karmada.core.diff.model import PlanDiff
+    from gitops_karmada.reconcile import RenderResult
+
+STARTED = time.monotonic()
+"""When the command started (the summary line's duration includes reading and writing)."""
 
 
 EXIT_GUARDRAIL = 3
@@ -40,12 +45,22 @@ def report_refusal(plan: PlanDiff, command: str, *, dry_run: bool) -> None:
 
 def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcile") -> None:
     """Print what the run did; exit 1 when the input was invalid or a template failed, 3 when refused."""
+    current = outcome.up_to_date
+    if current is not None:
+        since = "" if current.reconciled == current.source else f" since {current.reconciled[:12]}"
+        click.echo(
+            f"up to date: nothing reconcile reads changed{since}; no commit needed"
+            + (" (pushed)" if outcome.pushed else "")
+        )
+        return
     result = outcome.result
+    assert result is not None
     echo_diagnostics(result.diagnostics)
     if not result.input_ok:
         click.echo("nothing written: fix the input errors above", err=True)
         raise click.exceptions.Exit(1)
-    click.echo(placement_table(result), nl=False)
+    # the templates this run redid (all of them in a full run); the others stand as recorded
+    click.echo(placement_table(result, only_redone=result.incremental), nl=False)
     if outcome.refused:
         assert outcome.guard is not None
         report_refusal(outcome.guard, command, dry_run=dry_run)
@@ -60,10 +75,23 @@ def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcil
         )
     else:
         click.echo("up to date: no commit needed" + (" (pushed)" if outcome.pushed else ""))
+    click.echo(summary_line(result, outcome), err=True)
     failed = result.failed_templates
     if failed:
         click.echo(f"{len(failed)} template(s) failed and kept their previous placement", err=True)
         raise click.exceptions.Exit(1)
+
+
+def summary_line(result: RenderResult, outcome: ReconcileOutcome) -> str:
+    """``5,000 bindings · 5,000 reused · 3 files changed · 1.2 s``."""
+    bindings = sum(1 for o in result.outcomes if (o.binding is not None or o.reused) and not o.removed)
+    reused = sum(1 for o in result.outcomes if o.reused)
+    seconds = time.monotonic() - STARTED
+    parts = [f"{bindings:,} binding(s)"]
+    if result.incremental:
+        parts.append(f"{reused:,} reused, {bindings - reused:,} redone")
+    parts += [f"{len(outcome.changes):,} file(s) changed", f"{seconds:.1f} s"]
+    return " · ".join(parts)
 
 
 @click.command("reconcile")
@@ -74,9 +102,14 @@ def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcil
     "--push", is_flag=True, help="Push to the branch's upstream; on a race, fetch, re-render, retry."
 )
 @click.option("--message", help="Title of the reconcile commit.")
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Redo every template (by default, templates whose inputs did not change are taken as recorded).",
+)
 @allow_option
 def reconcile_command(
-    repo: Path, rev: str, dry_run: bool, push: bool, message: str | None, allow: tuple[str, ...]
+    repo: Path, rev: str, dry_run: bool, push: bool, message: str | None, full: bool, allow: tuple[str, ...]
 ) -> None:
     """Render the fleet at REV and commit the cluster folders and binding records on the same branch.
 
@@ -88,12 +121,14 @@ def reconcile_command(
     store = GitStore.open(repo)
     allowed = frozenset(allow)
     if dry_run:
-        outcome = reconcile_ref(store, rev if rev != "HEAD" else "HEAD", dry_run=True, allow=allowed)
+        outcome = reconcile_ref(
+            store, rev if rev != "HEAD" else "HEAD", dry_run=True, allow=allowed, full=full
+        )
     else:
         ref = target_ref(store, rev)
         outcome = (
-            reconcile_and_push(store, ref, message=message, allow=allowed)
+            reconcile_and_push(store, ref, message=message, allow=allowed, full=full)
             if push
-            else reconcile_ref(store, ref, message=message, allow=allowed)
+            else reconcile_ref(store, ref, message=message, allow=allowed, full=full)
         )
     report(outcome, dry_run=dry_run)

@@ -42,7 +42,8 @@ def render(
 ) -> None:
     """Compute placement, bindings and rendered manifests; print them, write nothing to the repository."""
     state = read_source(repo, rev, worktree)
-    result = reconcile(replace(state.request, explain=with_explanations))
+    # explanations need every template scheduled anew (as Karmada would if it ran now)
+    result = reconcile(replace(state.request, explain=with_explanations, full=with_explanations))
     echo_diagnostics(result.diagnostics)
     if not result.input_ok:
         raise click.exceptions.Exit(1)

@@ -94,6 +94,10 @@ def rollback_command(
             f"({ROLLBACK_TO_TRAILER}: {plan.target[:12]})"
         )
     reconciled = outcome.reconcile
+    if reconciled.up_to_date is not None:
+        click.echo("reconcile: up to date, no commit needed")
+        return
+    assert reconciled.result is not None
     echo_diagnostics(reconciled.result.diagnostics)
     if not reconciled.result.input_ok:
         click.echo("reconcile: nothing written: fix the input errors above", err=True)

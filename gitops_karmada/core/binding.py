@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 _BINDING_ID_NAMESPACE = uuid.UUID("1d0b5b46-8f55-4d2e-bb2a-7f0fd8a1c3e4")
 SOURCE_ANNOTATION = "gitops-karmada.io/source"
 """Where the template lives in the repository (``path[document]``)."""
+FINGERPRINT_ANNOTATION = "gitops-karmada.io/inputs-fingerprint"
+"""The fingerprint of the inputs the binding was computed from (``core.fingerprint``)."""
 TEMPLATE_HASH_ANNOTATION = "gitops-karmada.io/template-hash"
 """Digest of the template content this binding was built from (Lazy activation needs it)."""
 
@@ -86,6 +88,8 @@ class BindingInputs:
     reschedule_triggered_at: str | None = None
     scheduled_changed: bool = True
     """Whether the scheduling result differs from the previous run (for ``lastScheduledTime``)."""
+    fingerprint: str = ""
+    """The fingerprint of the inputs this binding was computed from (``core.fingerprint``)."""
 
 
 def binding_permanent_id(template: Manifest) -> str:
@@ -119,6 +123,8 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     annotations = {SOURCE_ANNOTATION: str(template.source)}
     if inputs.template_hash:
         annotations[TEMPLATE_HASH_ANNOTATION] = inputs.template_hash
+    if inputs.fingerprint:
+        annotations[FINGERPRINT_ANNOTATION] = inputs.fingerprint
     if policy is not None:
         if policy.is_cluster_scoped:
             labels[wellknown.CPP_PERMANENT_ID_LABEL] = match.permanent_id
@@ -165,7 +171,9 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
             spec_fields["replicas"] = inputs.replicas
         if inputs.replica_requirements is not None:
             spec_fields["replica_requirements"] = inputs.replica_requirements
-    spec_fields["clusters"] = inputs.clusters
+    # a canonical order (by name): the scheduler's order of one run depends on the previous result
+    # (ClusterLocality scores), so it would change on the next run with identical inputs
+    spec_fields["clusters"] = tuple(sorted(inputs.clusters, key=lambda c: c.name))
     if policy is not None and not inputs.hold_previous_spec:
         pspec = policy.spec
         spec_fields["placement"] = pspec.placement
@@ -248,6 +256,11 @@ def rendered_condition(rendered: dict[str, tuple[bool, str]]) -> Condition:
         reason="RenderFailed",
         message="; ".join(f"{name}: {why}" for name, why in missing.items()),
     )
+
+
+def same_clusters(one: tuple[TargetCluster, ...], other: tuple[TargetCluster, ...]) -> bool:
+    """Whether two scheduling results are the same, whatever their order."""
+    return sorted(one, key=lambda c: c.name) == sorted(other, key=lambda c: c.name)
 
 
 def applied_clusters(binding: ResourceBinding) -> tuple[str, ...]:

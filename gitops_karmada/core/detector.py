@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gitops_karmada.core.defaults import permanent_id
 from gitops_karmada.core.selectors import ImplicitPriority, resource_match_selectors_priority
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.manifest import Manifest
+
+
+_P = TypeVar("_P")
 
 
 class ClaimState(enum.StrEnum):
@@ -114,13 +117,24 @@ def rank_candidates(candidates: Iterable[Candidate]) -> tuple[Candidate, ...]:
 
 @dataclass(frozen=True, slots=True)
 class PolicyIndex:
-    """Policies indexed by the (apiVersion, kind) their selectors name, built once per run."""
+    """Policies indexed by the (apiVersion, kind) their selectors name — and by name, for selectors that name
+    one object — built once per run; each template's candidates are computed once."""
 
     propagation: Mapping[tuple[str, str, str], tuple[PropagationPolicy, ...]]
-    """By (namespace, apiVersion, kind)."""
+    """By (namespace, apiVersion, kind): policies with a selector that names no single object."""
     cluster_propagation: Mapping[tuple[str, str], tuple[ClusterPropagationPolicy, ...]]
-    """By (apiVersion, kind)."""
+    """By (apiVersion, kind): likewise."""
     by_ref: Mapping[PolicyRef, AnyPropagationPolicy] = field(default_factory=dict)
+    propagation_by_name: Mapping[tuple[str, str, str, str], tuple[PropagationPolicy, ...]] = field(
+        default_factory=dict
+    )
+    """By (namespace, apiVersion, kind, name): policies with a selector naming that object."""
+    cluster_propagation_by_name: Mapping[tuple[str, str, str], tuple[ClusterPropagationPolicy, ...]] = field(
+        default_factory=dict
+    )
+    _candidates: dict[tuple[str, str, str, str], tuple[tuple[Candidate, ...], tuple[Candidate, ...]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     @classmethod
     def build(
@@ -129,30 +143,71 @@ class PolicyIndex:
         cluster_propagation_policies: Iterable[ClusterPropagationPolicy],
     ) -> PolicyIndex:
         pp: dict[tuple[str, str, str], list[PropagationPolicy]] = {}
+        pp_named: dict[tuple[str, str, str, str], list[PropagationPolicy]] = {}
         cpp: dict[tuple[str, str], list[ClusterPropagationPolicy]] = {}
+        cpp_named: dict[tuple[str, str, str], list[ClusterPropagationPolicy]] = {}
         by_ref: dict[PolicyRef, AnyPropagationPolicy] = {}
         for policy in propagation_policies:
             by_ref[ref_of(policy)] = policy
-            for api_version, kind in {(s.api_version, s.kind) for s in policy.spec.resource_selectors}:
-                pp.setdefault((policy.namespace, api_version, kind), []).append(policy)
+            for key in _selector_keys(policy):
+                if key[2]:
+                    _add(pp_named, (policy.namespace, key[0], key[1], key[2]), policy)
+                else:
+                    _add(pp, (policy.namespace, key[0], key[1]), policy)
         for cluster_policy in cluster_propagation_policies:
             by_ref[ref_of(cluster_policy)] = cluster_policy
-            for api_version, kind in {
-                (s.api_version, s.kind) for s in cluster_policy.spec.resource_selectors
-            }:
-                cpp.setdefault((api_version, kind), []).append(cluster_policy)
+            for key in _selector_keys(cluster_policy):
+                if key[2]:
+                    _add(cpp_named, key, cluster_policy)
+                else:
+                    _add(cpp, (key[0], key[1]), cluster_policy)
         return cls(
             {k: tuple(v) for k, v in pp.items()},
             {k: tuple(v) for k, v in cpp.items()},
             by_ref,
+            {k: tuple(v) for k, v in pp_named.items()},
+            {k: tuple(v) for k, v in cpp_named.items()},
         )
 
     def candidates_for(self, template: Manifest) -> tuple[tuple[Candidate, ...], tuple[Candidate, ...]]:
         """(PropagationPolicy candidates, ClusterPropagationPolicy candidates), each best first."""
         key = template.key
-        pps = self.propagation.get((key.namespace, key.api_version, key.kind), ()) if key.namespace else ()
-        cpps = self.cluster_propagation.get((key.api_version, key.kind), ())
-        return _ranked(template, pps), _ranked(template, cpps)
+        found = self._candidates.get(key.identity)
+        if found is not None:
+            return found
+        pps: tuple[PropagationPolicy, ...] = ()
+        if key.namespace:
+            pps = _union(
+                self.propagation.get((key.namespace, key.api_version, key.kind), ()),
+                self.propagation_by_name.get((key.namespace, key.api_version, key.kind, key.name), ()),
+            )
+        cpps = _union(
+            self.cluster_propagation.get((key.api_version, key.kind), ()),
+            self.cluster_propagation_by_name.get((key.api_version, key.kind, key.name), ()),
+        )
+        found = (_ranked(template, pps), _ranked(template, cpps))
+        self._candidates[key.identity] = found
+        return found
+
+
+def _selector_keys(policy: AnyPropagationPolicy) -> list[tuple[str, str, str]]:
+    """(apiVersion, kind, name or "") of each selector: a named selector matches that object only."""
+    return sorted({(s.api_version, s.kind, s.name or "") for s in policy.spec.resource_selectors})
+
+
+def _add(index: dict[Any, list[Any]], key: Any, policy: Any) -> None:
+    listed = index.setdefault(key, [])
+    if not listed or listed[-1] is not policy:
+        listed.append(policy)
+
+
+def _union(first: tuple[_P, ...], second: tuple[_P, ...]) -> tuple[_P, ...]:
+    if not second:
+        return first
+    if not first:
+        return second
+    seen = {id(p) for p in first}
+    return (*first, *(p for p in second if id(p) not in seen))
 
 
 def _ranked(template: Manifest, policies: Sequence[AnyPropagationPolicy]) -> tuple[Candidate, ...]:
@@ -190,10 +245,20 @@ def _describe_win(winner: Candidate, runner_up: Candidate | None, kind_note: str
     return f"same priorities as {runner_up.policy.name}; the smaller name wins"
 
 
-def previous_claim(binding: ResourceBinding | None) -> tuple[PolicyRef, str] | None:
+@dataclass(frozen=True, slots=True)
+class PriorClaim:
+    """What matching needs of a previous binding when only the state index was read: that it exists, and
+    the claim it records (policy and permanent id), if any."""
+
+    claim: tuple[PolicyRef, str] | None = None
+
+
+def previous_claim(binding: ResourceBinding | PriorClaim | None) -> tuple[PolicyRef, str] | None:
     """The policy claim recorded on a previous binding: (policy, permanent id)."""
     if binding is None:
         return None
+    if isinstance(binding, PriorClaim):
+        return binding.claim
     labels, annotations = binding.metadata.labels, binding.metadata.annotations
     pp_ns = annotations.get(wellknown.PP_NAMESPACE_ANNOTATION, "")
     pp_name = annotations.get(wellknown.PP_NAME_ANNOTATION, "")
@@ -210,7 +275,7 @@ def previous_claim(binding: ResourceBinding | None) -> tuple[PolicyRef, str] | N
 def match_policy(
     template: Manifest,
     index: PolicyIndex,
-    previous: ResourceBinding | None,
+    previous: ResourceBinding | PriorClaim | None,
     *,
     preemption_enabled: bool,
     existing_override_policies: frozenset[tuple[str, str]] = frozenset(),
@@ -298,7 +363,7 @@ def match_policy(
 
 def _checked(
     match: PolicyMatch,
-    previous: ResourceBinding | None,
+    previous: ResourceBinding | PriorClaim | None,
     existing_override_policies: frozenset[tuple[str, str]],
 ) -> PolicyMatch:
     """A policy whose dependentOverrides do not all exist yet is not applied (Karmada waits for them)."""

@@ -14,12 +14,9 @@ version is not part of the path: two versions of one kind are the same Kubernete
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from gitops_karmada.model.base import is_dns1123_label, is_dns1123_subdomain
-
-if TYPE_CHECKING:
-    from gitops_karmada.model.keys import ObjectKey
+from gitops_karmada.model.keys import ObjectKey
 
 CLUSTER_SCOPED_FOLDER = "_cluster"
 BINDINGS_FOLDER = "bindings"
@@ -77,6 +74,11 @@ def kind_folder(key: ObjectKey) -> str:
     return f"{kind}.{key.group}" if key.group else kind
 
 
+def object_path(key: ObjectKey) -> str:
+    """Where ``key`` lives inside a cluster folder (or the bindings folder)."""
+    return _object_path(key)
+
+
 def _object_path(key: ObjectKey) -> str:
     namespace = key.namespace or CLUSTER_SCOPED_FOLDER
     return f"{namespace}/{kind_folder(key)}/{key.name}.yaml"
@@ -95,3 +97,10 @@ def binding_path(state_dir: str, key: ObjectKey) -> str:
 def binding_name(key: ObjectKey) -> str:
     """Karmada's binding name: ``<name>-<kind>`` lower-cased with ``:`` replaced by ``.``."""
     return f"{key.name}-{key.kind}".lower().replace(":", ".")
+
+
+def key_of_identity(identity: tuple[str, str, str, str]) -> ObjectKey:
+    """An ObjectKey for paths and names of an identity (group, kind, namespace, name): the version, which
+    no path or name holds, is a placeholder."""
+    group, kind, namespace, name = identity
+    return ObjectKey(f"{group}/v1" if group else "v1", kind, namespace, name)

@@ -22,6 +22,7 @@ from gitops_karmada.core.layout import name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
 from gitops_karmada.core.scope import ScopeIndex, crd_scopes
 from gitops_karmada.core.serialize import load_yaml_documents
+from gitops_karmada.core.yaml_input import LoadedDocument
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import is_dns1123_subdomain, label_value_problem, qualified_name_problem
 from gitops_karmada.model.bindings import ResourceBinding
@@ -150,10 +151,27 @@ class _Collector:
     raw_templates: list[tuple[Mapping[str, Any], SourceRef, str]] = field(default_factory=list)
 
 
-def load(snapshot: Snapshot, config: ToolConfig) -> LoadResult:
-    """Decode and validate every input document of ``snapshot`` (already restricted to input paths)."""
+Decoded = Sequence[LoadedDocument] | InputError
+"""A file's YAML documents as ``load_yaml_documents`` gives them, or the error it raised."""
+
+
+def decode(raw: bytes) -> Decoded:
+    """``load_yaml_documents`` with its error as a value (what a cache of decoded files stores)."""
+    try:
+        return load_yaml_documents(raw)
+    except InputError as err:
+        return err
+
+
+def load(snapshot: Snapshot, config: ToolConfig, decoded: Mapping[str, Decoded] | None = None) -> LoadResult:
+    """Decode and validate every input document of ``snapshot`` (already restricted to input paths).
+
+    ``decoded`` (path → documents), when given, replaces the files' bytes: a caller that keeps decoded files
+    by content need not read or parse unchanged files again.
+    """
     collector = _Collector(config)
-    for path in sorted(snapshot):
+    files: Mapping[str, bytes | Decoded] = decoded if decoded is not None else snapshot
+    for path in sorted(files):
         if not _is_utf8(path):
             shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             collector.diagnostics.append(
@@ -163,7 +181,7 @@ def load(snapshot: Snapshot, config: ToolConfig) -> LoadResult:
                 )
             )
             continue
-        for body, source, prefix in _documents(path, snapshot[path], collector.diagnostics):
+        for body, source, prefix in _documents(path, files[path], collector.diagnostics):
             _classify(body, source, prefix, collector)
     scope = ScopeIndex(
         frozenset((k.group, k.kind) for k in config.cluster_scoped_kinds)
@@ -188,13 +206,12 @@ def _doc_index(err: InputError) -> int:
 
 
 def _documents(
-    path: str, raw: bytes, diagnostics: list[Diagnostic]
+    path: str, raw: bytes | Decoded, diagnostics: list[Diagnostic]
 ) -> Iterator[tuple[Mapping[str, Any], SourceRef, str]]:
     """Every mapping document of a file; ``kind: List`` items are expanded (field prefix ``items[i].``)."""
-    try:
-        documents = load_yaml_documents(raw)
-    except InputError as err:
-        diagnostics.append(error(err.message, SourceRef(path, _doc_index(err))))
+    documents = decode(raw) if isinstance(raw, bytes) else raw
+    if isinstance(documents, InputError):
+        diagnostics.append(error(documents.message, SourceRef(path, _doc_index(documents))))
         return
     for document in documents:
         source = SourceRef(path, document.index)

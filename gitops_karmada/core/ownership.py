@@ -34,6 +34,12 @@ QUOTAS_FOLDER = "quotas"
 """State-folder records of each FederatedResourceQuota with its settled status."""
 RELEASED_FILE = "released.yaml"
 """State-folder record of manifests released from management."""
+STATE_FILE_SUFFIXES = (".yaml", ".json")
+"""The files of the state folder the tool reads and writes (records, quota records, the index)."""
+
+
+def is_state_file(path: str) -> bool:
+    return path.endswith(STATE_FILE_SUFFIXES)
 
 
 class OwnerKind(enum.StrEnum):

@@ -14,12 +14,36 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from gitops_karmada.core.binding import applied_clusters, binding_permanent_id
+from gitops_karmada.core.claims import attached_conflict_resolution, required_clusters
+from gitops_karmada.core.context import tie_break_uid
+from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.dispatch import should_suspend_dispatching
+from gitops_karmada.core.interpreter import Operation
+from gitops_karmada.core.layout import binding_name, manifest_path
+from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
+from gitops_karmada.core.overrides.errors import OverridePolicyError
+from gitops_karmada.core.scheduler import divide_job_completions
+from gitops_karmada.core.serialize import dump_yaml
 from gitops_karmada.model import wellknown
+from gitops_karmada.model.bindings import TargetCluster
+from gitops_karmada.model.diagnostics import Diagnostic, error, warning
+from gitops_karmada.model.errors import GitopsKarmadaError, InterpretError, OverrideError
+from gitops_karmada.model.keys import group_of
 from gitops_karmada.model.policies import ConflictResolution, ReplicaSchedulingType
+
+if TYPE_CHECKING:
+    from gitops_karmada.core.context import RunContext
+    from gitops_karmada.core.detector import PolicyMatch
+    from gitops_karmada.core.placing import Placement
+    from gitops_karmada.model.clusters import Cluster
+    from gitops_karmada.model.manifest import Manifest
+    from gitops_karmada.model.overrides import AnyOverridePolicy
+    from gitops_karmada.model.policies import Suspension
 
 ReviseReplica = Callable[[Mapping[str, Any], int], dict[str, Any]]
 
@@ -204,3 +228,266 @@ def release(body: Mapping[str, Any]) -> dict[str, Any]:
                 metadata.pop(field, None)
     released["metadata"] = metadata
     return released
+
+
+# -- render targets: the ensureWork equivalent of one template ---------------------------------------------
+
+OverrideSignature = frozenset[tuple[str, str, str, int]]
+RenderKey = tuple[int | None, int | None, OverrideSignature]
+"""What a rendered manifest depends on besides the template: replicas, completions, override rules."""
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedTargets:
+    """One template's manifests for its target clusters (and the clusters of the workloads requiring it)."""
+
+    files: Mapping[str, bytes]
+    keep: frozenset[str]
+    """Files of the template that stay as they are (a cluster left, dispatching suspended, a failure)."""
+    paths: Mapping[str, str]
+    """Cluster → rendered path."""
+    rendered: Mapping[str, tuple[bool, str]]
+    """Cluster → (its folder holds our manifest, why not / why it was left as it was)."""
+    overrides: Mapping[str, OverrideResult]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
+    """Render ``placed`` once per distinct (replicas, completions, override rules) and file it per cluster."""
+    claim = placed.claim
+    template, match, prev, required = claim.template, claim.match, claim.previous, claim.required
+    key = template.key
+    subject = str(key)
+    diagnostics: list[Diagnostic] = []
+    binding_resolution: ConflictResolution | None
+    suspension: Suspension | None
+    if claim.attached:
+        placement = None
+        binding_resolution = attached_conflict_resolution(required)
+        suspension = None
+    elif placed.lazy_hold or match.policy is None:
+        effective = prev.spec if prev is not None else None
+        placement = effective.placement if effective is not None else None
+        binding_resolution = effective.conflict_resolution if effective is not None else None
+        suspension = effective.suspension if effective is not None else None
+    else:
+        placement = match.policy.spec.placement
+        binding_resolution = match.policy.spec.conflict_resolution
+        suspension = match.policy.spec.suspension
+    strategy = placement.replica_scheduling if placement is not None else None
+    revise = needs_replica_revision(
+        placed.replicas, strategy.replica_scheduling_type if strategy is not None else None
+    )
+    previously = set(applied_clusters(prev)) if prev is not None else set()
+    conflict_resolution = work_conflict_resolution(template.annotations, binding_resolution)
+    header = provenance_header(str(template.source), origin(match))
+    completions = job_completions(template, placed.targets) if revise else {}
+    own = {t.name for t in placed.targets}
+    targets = (
+        *placed.targets,
+        *(TargetCluster(name=t.name) for t in required_clusters(required) if t.name not in own),
+    )
+    files: dict[str, bytes] = {}
+    keep: set[str] = set()
+    overrides: dict[str, OverrideResult] = {}
+    paths: dict[str, str] = {}
+    rendered: dict[str, tuple[bool, str]] = {}
+    # clusters that get the same replicas, completions and override rules get the same bytes: render once
+    made: dict[RenderKey, tuple[bytes, OverrideResult] | GitopsKarmadaError] = {}
+    sharing: dict[RenderKey, list[str]] = {}
+    for target in targets:
+        path = manifest_path(ctx.clusters_dir, target.name, key)
+        paths[target.name] = path
+        ours = target.name in previously
+        cluster = ctx.clusters.get(target.name)
+        if cluster is None or should_suspend_dispatching(suspension, target.name):
+            # a target that left the inventory (and could not be rescheduled) or whose dispatching is
+            # suspended: what is in its folder stays exactly as it is
+            if ours:
+                keep.add(path)
+            why = "the cluster left the inventory" if cluster is None else "dispatching is suspended"
+            rendered[target.name] = (ours, f"{why}: the folder was left as it was")
+            continue
+        blocker = blocking_entry(path, ctx.output_blobs)
+        if blocker is not None:
+            message = (
+                f"{blocker} is a file or symbolic link gitops-karmada did not write, where {path} needs a "
+                "folder: nothing was written there (move it away to let the tool write)"
+            )
+            rendered[target.name] = (False, message)
+            diagnostics.append(warning(message, template.source, subject=subject))
+            continue
+        if path in ctx.output_blobs and not ours and conflict_resolution != "overwrite":
+            message = (
+                f"{path} exists and was not written by gitops-karmada; conflictResolution is Abort, "
+                "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the "
+                "template work.karmada.io/conflict-resolution: overwrite, to take it over)"
+            )
+            rendered[target.name] = (False, message)
+            diagnostics.append(warning(message, template.source, subject=subject))
+            continue
+        signature: RenderKey = (
+            target.replicas if revise else None,
+            completions.get(target.name),
+            ctx.override_signatures.get(target.name, frozenset()),
+        )
+        sharing.setdefault(signature, []).append(target.name)
+        if signature not in made:
+            try:
+                body, result = _render_one(
+                    ctx,
+                    template,
+                    match,
+                    target.replicas,
+                    cluster,
+                    revise,
+                    completions.get(target.name),
+                    conflict_resolution,
+                )
+                made[signature] = ((header + dump_yaml(body)).encode(), result)
+            except (OverrideError, InterpretError) as err:
+                made[signature] = err
+        done = made[signature]
+        if isinstance(done, GitopsKarmadaError):
+            # reported once per distinct failure below, naming every cluster it stops
+            if ours:
+                keep.add(path)
+            rendered[target.name] = (ours, f"cannot render: {done}" if not ours else "")
+            continue
+        content, result = done
+        overrides[target.name] = result  # shared by every cluster with the same render key
+        files[path] = content
+        rendered[target.name] = (True, "")
+    failures: dict[object, tuple[GitopsKarmadaError, list[str]]] = {}
+    for signature, names in sharing.items():
+        done = made[signature]
+        if isinstance(done, GitopsKarmadaError):
+            failures.setdefault(_failure_key(done), (done, []))[1].extend(names)
+        else:
+            also = f" (the same on {', '.join(names[1:])})" if len(names) > 1 else ""
+            diagnostics.extend(warning(w + also, template.source, subject=subject) for w in done[1].warnings)
+    diagnostics.extend(_render_error(ctx, template, sorted(names), err) for err, names in failures.values())
+    return RenderedTargets(
+        files=files,
+        keep=frozenset(keep),
+        paths=paths,
+        rendered=rendered,
+        overrides=overrides,
+        diagnostics=tuple(diagnostics),
+    )
+
+
+def origin(match: PolicyMatch) -> str:
+    """How a template came to be propagated, for the provenance header."""
+    if match.policy is not None:
+        policy = match.policy
+        return f"{policy.kind} {policy.namespace + '/' if policy.namespace else ''}{policy.name}"
+    if match.state is ClaimState.NAMESPACE_SYNC:
+        return "namespace sync"
+    return "a deleted policy (placement kept)"
+
+
+def blocking_entry(path: str, existing: Mapping[str, str]) -> str | None:
+    """An existing file or symbolic link at a parent of ``path`` (writing ``path`` would replace it)."""
+    parent = path.rpartition("/")[0]
+    while parent:
+        if parent in existing:
+            return parent
+        parent = parent.rpartition("/")[0]
+    return None
+
+
+def job_completions(template: Manifest, targets: tuple[TargetCluster, ...]) -> dict[str, int]:
+    """A Divided Job's completions split over its clusters in proportion to their replicas (Webster)."""
+    key = template.key
+    spec = template.body.get("spec")
+    if key.kind != "Job" or group_of(key.api_version) != "batch" or not isinstance(spec, Mapping):
+        return {}
+    total = spec.get("completions")
+    if not isinstance(total, int) or isinstance(total, bool):
+        return {}
+    return {t.name: t.replicas for t in divide_job_completions(total, targets, tie_break_uid(template))}
+
+
+def _render_one(
+    ctx: RunContext,
+    template: Manifest,
+    match: PolicyMatch,
+    replicas: int,
+    cluster: Cluster,
+    revise: bool,
+    completions: int | None,
+    conflict_resolution: str,
+) -> tuple[dict[str, Any], OverrideResult]:
+    key = template.key
+    body = deep_copy(template.body)
+    prune(body)
+    if revise and ctx.interpreter.hook_enabled(key.api_version, key.kind, Operation.REVISE_REPLICA):
+        body = ctx.interpreter.revise_replica(body, replicas)
+    if completions is not None:
+        body["spec"] = {**body["spec"], "completions": completions}
+    result = apply_overrides(
+        body, cluster, ctx.inputs.cluster_override_policies, ctx.inputs.override_policies
+    )
+    body = annotate_applied_overrides(result.object, result)
+    policy = match.policy
+    stamp(
+        body,
+        claim_metadata(
+            policy_kind=policy.kind if policy is not None else None,
+            policy_namespace=policy.namespace if policy is not None else "",
+            policy_name=policy.name if policy is not None else "",
+            policy_id=match.permanent_id,
+            binding_name=binding_name(key),
+            binding_namespace=key.namespace,
+            binding_id=binding_permanent_id(template),
+            conflict_resolution=ConflictResolution.OVERWRITE
+            if conflict_resolution == "overwrite"
+            else ConflictResolution.ABORT,
+        ),
+    )
+    return body, result
+
+
+def _failure_key(err: GitopsKarmadaError) -> object:
+    if isinstance(err, OverridePolicyError):
+        return (
+            err.policy,
+            err.rule_index,
+            err.overrider,
+            err.overrider_index,
+            err.path,
+            err.sub_path,
+            err.detail,
+        )
+    return str(err)
+
+
+def _render_error(
+    ctx: RunContext, template: Manifest, clusters: list[str], err: GitopsKarmadaError
+) -> Diagnostic:
+    """A render failure at the document to fix: the failing override policy's rule, else the template."""
+    where = ", ".join(repr(name) for name in clusters)
+    plural = "s" if len(clusters) > 1 else ""
+    subject = str(template.key)
+    if isinstance(err, OverridePolicyError):
+        policy = err.policy
+        source = ctx.inputs.sources.get((policy.kind.value, policy.namespace, policy.name))
+        candidates: list[AnyOverridePolicy] = [
+            *ctx.inputs.override_policies,
+            *ctx.inputs.cluster_override_policies,
+        ]
+        wanted = (policy.kind.value, policy.namespace, policy.name)
+        spec = next((p.spec for p in candidates if (p.kind, p.namespace, p.name) == wanted), None)
+        rule = (
+            f"spec.overrideRules[{err.rule_index}]." if spec is not None and spec.override_rules else "spec."
+        )
+        field = f"{rule}overriders.{err.overrider}[{err.overrider_index}]"
+        at = f"{err.path}#{err.sub_path}" if err.sub_path else err.path
+        message = (
+            f"cannot override {subject} (from {template.source}) for cluster{plural} {where}"
+            + (f" at {at}" if at else "")
+            + f": {err.detail}"
+        )
+        return error(message, source, field, subject=subject)
+    return error(f"cannot render for cluster{plural} {where}: {err}", template.source, subject=subject)

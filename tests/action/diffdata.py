@@ -39,10 +39,13 @@ def render_side(
         now=NOW,
     )
     result = reconcile(request)
-    rendered = dict(result.files)
-    for path in result.keep:
-        if path in tree:
-            rendered[path] = tree[path]
+    # the committed tree with the run's changes: reused templates keep their files as they are
+    rendered = dict(tree)
+    for path, content in result.changes({p: blob_sha(c) for p, c in tree.items()}).items():
+        if content is None:
+            rendered.pop(path, None)
+        else:
+            rendered[path] = content
     return DiffSide(
         revision=revision,
         tree=rendered,

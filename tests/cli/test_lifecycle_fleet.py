@@ -86,6 +86,10 @@ def reconcile(repo: FleetRepo, *, failing: bool = False) -> str | None:
     Every template must succeed unless ``failing`` says a template is expected to fail.
     """
     outcome = reconcile_ref(GitStore.open(repo.path), "refs/heads/main")
+    if outcome.up_to_date is not None:
+        assert not failing
+        return None
+    assert outcome.result is not None
     assert outcome.result.input_ok, outcome.result.diagnostics
     assert bool(outcome.result.failed_templates) == failing, outcome.result.diagnostics
     return outcome.commit

@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gitops_karmada.adapters.directory import read_directory
-from gitops_karmada.core.binding import SOURCE_ANNOTATION
+from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, SOURCE_ANNOTATION
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.core.state_index import INDEX_FILE
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, reconcile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,15 +31,18 @@ def render(files: dict[str, bytes]) -> RenderResult:
 
 
 def without_source(files: dict[str, bytes]) -> dict[str, bytes]:
-    """The output without provenance (the records' source annotation and the files' header name file[doc])."""
+    """The output without provenance: the records' source annotation, the files' header naming file[doc], and
+    the inputs' fingerprints (which include where each template is, so a move re-renders it)."""
     return {
         path: b"\n".join(
             line
             for line in content.split(b"\n")
             if SOURCE_ANNOTATION.encode() not in line
+            and FINGERPRINT_ANNOTATION.encode() not in line
             and not line.startswith(b"# Rendered by gitops-karmada from")
         )
         for path, content in files.items()
+        if not path.endswith(INDEX_FILE)
     }
 
 

@@ -1,0 +1,339 @@
+"""Issue 12: the incremental engine gives exactly the output of a full run, commit tree for commit tree.
+
+A hypothesis state machine edits a fleet one change at a time (templates, policies, overrides, clusters,
+quotas, customizations, the configuration; adds, deletes, renames) and after every change runs the pipeline
+twice on two copies of the repository: incrementally (the state index lets unchanged templates be reused)
+and in full (``full=True``: every template redone). The two committed trees must stay byte-identical, and
+so must the diagnostics. Each run's time advances, so a recomputed condition would show a new timestamp.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from gitops_karmada.core.loading import load_config
+from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, reconcile
+
+Tree = dict[str, bytes]
+CLUSTERS = ("member1", "member2", "member3")
+NAMESPACES = ("shop", "web")
+
+
+def _cluster(name: str, labels: dict[str, str], taint: bool) -> dict[str, Any]:
+    return {
+        "apiVersion": "cluster.karmada.io/v1alpha1",
+        "kind": "Cluster",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]} if taint else {},
+        "status": {"resourceSummary": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}},
+    }
+
+
+def _deployment(name: str, namespace: str, replicas: int, image: str, tier: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"tier": tier}},
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {
+                    "containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": "100m"}}}]
+                },
+            },
+        },
+    }
+
+
+def _policy(namespace: str, tier: str, placement: dict[str, Any], preserve: bool) -> dict[str, Any]:
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": f"{tier}", "namespace": namespace},
+        "spec": {
+            "resourceSelectors": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "Deployment",
+                    "labelSelector": {"matchLabels": {"tier": tier}},
+                },
+                {"apiVersion": "v1", "kind": "ConfigMap"},
+            ],
+            "placement": placement,
+            **({"preserveResourcesOnDeletion": True} if preserve else {}),
+        },
+    }
+
+
+PLACEMENTS = st.sampled_from(
+    [
+        {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}},
+        {"clusterAffinity": {"clusterNames": ["member1", "member2"]}},
+        {
+            "replicaScheduling": {
+                "replicaSchedulingType": "Divided",
+                "replicaDivisionPreference": "Weighted",
+                "weightPreference": {
+                    "staticWeightList": [
+                        {"targetCluster": {"clusterNames": ["member1"]}, "weight": 2},
+                        {"targetCluster": {"clusterNames": ["member2", "member3"]}, "weight": 1},
+                    ]
+                },
+            }
+        },
+        {
+            "replicaScheduling": {
+                "replicaSchedulingType": "Divided",
+                "replicaDivisionPreference": "Weighted",
+                "weightPreference": {"dynamicWeight": "AvailableReplicas"},
+            }
+        },
+        {"clusterAffinity": {"labelSelector": {"matchLabels": {"env": "prod"}}}},
+    ]
+)
+
+
+class IncrementalEqualsFull(RuleBasedStateMachine):
+    def __init__(self) -> None:
+        super().__init__()
+        self.files: Tree = {}
+        self.incremental: Tree = {}
+        self.full: Tree = {}
+        self.step = 0
+        self.results: tuple[RenderResult, RenderResult] | None = None
+        for i, name in enumerate(CLUSTERS):
+            self.files[f"inventory/{name}.yaml"] = _doc(
+                _cluster(name, {"env": "prod" if i < 2 else "dev"}, False)
+            )
+        for namespace in NAMESPACES:
+            self.files[f"policies/{namespace}-front.yaml"] = _doc(
+                _policy(
+                    namespace, "front", {"replicaScheduling": {"replicaSchedulingType": "Duplicated"}}, False
+                )
+            )
+        self.files["apps/shop/a.yaml"] = _doc(_deployment("a", "shop", 4, "nginx:1", "front"))
+
+    # -- edits ------------------------------------------------------------------------------------------------
+
+    @rule(
+        namespace=st.sampled_from(NAMESPACES),
+        name=st.sampled_from(["a", "b", "c", "d"]),
+        replicas=st.integers(0, 9),
+        image=st.sampled_from(["nginx:1", "nginx:2"]),
+        tier=st.sampled_from(["front", "back"]),
+    )
+    def put_template(self, namespace: str, name: str, replicas: int, image: str, tier: str) -> None:
+        self.files[f"apps/{namespace}/{name}.yaml"] = _doc(
+            _deployment(name, namespace, replicas, image, tier)
+        )
+
+    @rule(data=st.data())
+    def delete_template(self, data: st.DataObject) -> None:
+        apps = sorted(p for p in self.files if p.startswith("apps/"))
+        if apps:
+            del self.files[data.draw(st.sampled_from(apps))]
+
+    @rule(data=st.data())
+    def rename_template_file(self, data: st.DataObject) -> None:
+        apps = sorted(p for p in self.files if p.startswith("apps/") and not p.endswith("-moved.yaml"))
+        if apps:
+            path = data.draw(st.sampled_from(apps))
+            self.files[path.replace(".yaml", "-moved.yaml")] = self.files.pop(path)
+
+    @rule(namespace=st.sampled_from(NAMESPACES))
+    def put_configmap(self, namespace: str) -> None:
+        body = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "cfg", "namespace": namespace},
+            "data": {"k": str(self.step)},
+        }
+        self.files[f"apps/{namespace}/cfg.yaml"] = _doc(body)
+
+    @rule(
+        namespace=st.sampled_from(NAMESPACES),
+        tier=st.sampled_from(["front", "back"]),
+        placement=PLACEMENTS,
+        preserve=st.booleans(),
+    )
+    def put_policy(self, namespace: str, tier: str, placement: dict[str, Any], preserve: bool) -> None:
+        self.files[f"policies/{namespace}-{tier}.yaml"] = _doc(_policy(namespace, tier, placement, preserve))
+
+    @rule(data=st.data())
+    def delete_policy(self, data: st.DataObject) -> None:
+        policies = sorted(p for p in self.files if p.startswith("policies/"))
+        if policies:
+            del self.files[data.draw(st.sampled_from(policies))]
+
+    @rule(name=st.sampled_from(CLUSTERS), env=st.sampled_from(["prod", "dev"]), taint=st.booleans())
+    def put_cluster(self, name: str, env: str, taint: bool) -> None:
+        self.files[f"inventory/{name}.yaml"] = _doc(_cluster(name, {"env": env}, taint))
+
+    @precondition(lambda self: sum(p.startswith("inventory/") for p in self.files) > 1)
+    @rule(name=st.sampled_from(CLUSTERS))
+    def remove_cluster(self, name: str) -> None:
+        self.files.pop(f"inventory/{name}.yaml", None)
+
+    @rule(
+        namespace=st.sampled_from(NAMESPACES),
+        value=st.sampled_from(["mirror-a.example", "mirror-b.example"]),
+        cluster=st.sampled_from(CLUSTERS),
+    )
+    def put_override(self, namespace: str, value: str, cluster: str) -> None:
+        self.files[f"overrides/{namespace}.yaml"] = _doc(
+            {
+                "apiVersion": "policy.karmada.io/v1alpha1",
+                "kind": "OverridePolicy",
+                "metadata": {"name": "registry", "namespace": namespace},
+                "spec": {
+                    "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+                    "overrideRules": [
+                        {
+                            "targetCluster": {"clusterNames": [cluster]},
+                            "overriders": {
+                                "imageOverrider": [
+                                    {"component": "Registry", "operator": "replace", "value": value}
+                                ]
+                            },
+                        }
+                    ],
+                },
+            }
+        )
+
+    @rule(namespace=st.sampled_from(NAMESPACES))
+    def delete_override(self, namespace: str) -> None:
+        self.files.pop(f"overrides/{namespace}.yaml", None)
+
+    @rule(cpu=st.sampled_from(["1", "100"]), cluster=st.sampled_from(CLUSTERS))
+    def put_quota(self, cpu: str, cluster: str) -> None:
+        self.files["quotas/shop.yaml"] = _doc(
+            {
+                "apiVersion": "policy.karmada.io/v1alpha1",
+                "kind": "FederatedResourceQuota",
+                "metadata": {"name": "shop", "namespace": "shop"},
+                "spec": {
+                    "overall": {"cpu": cpu},
+                    "staticAssignments": [{"clusterName": cluster, "hard": {"cpu": "1"}}],
+                },
+            }
+        )
+
+    @rule()
+    def delete_quota(self) -> None:
+        self.files.pop("quotas/shop.yaml", None)
+
+    @rule(replicas=st.integers(1, 5))
+    def put_customization(self, replicas: int) -> None:
+        script = f"function GetReplicas(obj)\n  return {replicas}, {{}}\nend\n"
+        self.files["customizations/deployments.yaml"] = _doc(
+            {
+                "apiVersion": "config.karmada.io/v1alpha1",
+                "kind": "ResourceInterpreterCustomization",
+                "metadata": {"name": "fixed-replicas"},
+                "spec": {
+                    "target": {"apiVersion": "apps/v1", "kind": "Deployment"},
+                    "customizations": {"replicaResource": {"luaScript": script}},
+                },
+            }
+        )
+
+    @rule()
+    def delete_customization(self) -> None:
+        self.files.pop("customizations/deployments.yaml", None)
+
+    @rule(enforce=st.booleans())
+    def put_config(self, enforce: bool) -> None:
+        self.files["gitops-karmada.yaml"] = (
+            f"featureGates:\n  FederatedQuotaEnforcement: {str(enforce).lower()}\n".encode()
+        )
+
+    @rule()
+    def nothing(self) -> None:
+        """A run with no change at all (everything reused)."""
+
+    # -- the comparison -----------------------------------------------------------------------------------------
+
+    @invariant()
+    def incremental_equals_full(self) -> None:
+        self.step += 1
+        now = f"2026-01-{1 + self.step % 28:02d}T00:00:00Z"
+        incremental = _run(self.files, self.incremental, now, full=False)
+        full = _run(self.files, self.full, now, full=True)
+        if (
+            self.step > 1
+            and incremental.input_ok
+            and any(o.binding is not None for o in incremental.outcomes)
+        ):
+            assert incremental.incremental, "the state index written by the previous run was not trusted"
+        assert not full.incremental
+        assert sorted(map(str, incremental.diagnostics)) == sorted(map(str, full.diagnostics))
+        self.incremental = _commit(self.incremental, incremental)
+        self.full = _commit(self.full, full)
+        assert self.incremental.keys() == self.full.keys()
+        for path in self.full:
+            assert self.incremental[path] == self.full[path], path
+
+
+def _doc(body: dict[str, Any]) -> bytes:
+    return dump_yaml_documents([body]).encode()
+
+
+def _run(files: Tree, tree: Tree, now: str, *, full: bool) -> RenderResult:
+    config, config_diagnostics = load_config(files.get("gitops-karmada.yaml"))
+    return reconcile(
+        ReconcileRequest(
+            input_files={p: c for p, c in files.items() if p != "gitops-karmada.yaml"},
+            config=config,
+            config_diagnostics=config_diagnostics,
+            state_files={p: c for p, c in tree.items() if p.startswith("karmada-state/")},
+            output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith("clusters/")},
+            now=now,
+            read_output=tree.get,
+            full=full,
+        )
+    )
+
+
+def _commit(tree: Tree, result: RenderResult) -> Tree:
+    after = dict(tree)
+    for path, content in result.changes({p: blob_sha(c) for p, c in tree.items()}).items():
+        if content is None:
+            after.pop(path, None)
+        else:
+            after[path] = content
+    return after
+
+
+TestIncrementalEqualsFull = IncrementalEqualsFull.TestCase
+TestIncrementalEqualsFull.settings = settings(
+    max_examples=150, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def test_one_template_changed_redoes_that_template_only() -> None:
+    machine = IncrementalEqualsFull()
+    for name in ("b", "c", "d"):
+        machine.put_template("shop", name, 2, "nginx:1", "front")
+    machine.incremental_equals_full()
+    machine.put_template("shop", "c", 3, "nginx:2", "front")
+    now = "2026-02-01T00:00:00Z"
+    result = _run(machine.files, machine.incremental, now, full=False)
+    assert result.incremental
+    assert [str(o.key) for o in result.redone] == ["Deployment.apps/shop/c"]
+    assert sum(o.reused for o in result.outcomes) == 3
+    changed = result.changes({p: blob_sha(c) for p, c in machine.incremental.items()})
+    assert sorted(changed) == [
+        "clusters/member1/shop/deployment.apps/c.yaml",
+        "clusters/member2/shop/deployment.apps/c.yaml",
+        "clusters/member3/shop/deployment.apps/c.yaml",
+        "karmada-state/bindings/shop/deployment.apps/c.yaml",
+        "karmada-state/index.json",
+    ]
