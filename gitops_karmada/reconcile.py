@@ -41,6 +41,7 @@ from gitops_karmada.core.detector import (
     match_policy,
     previous_claim,
 )
+from gitops_karmada.core.diff.placement import bound_placement
 from gitops_karmada.core.fingerprint import ENGINE_VERSION, FingerprintContext
 from gitops_karmada.core.layout import (
     BINDINGS_FOLDER,
@@ -139,6 +140,10 @@ class RenderResult:
     """The previous records of the templates this run redid or removed (for the deletion guard)."""
     incremental: bool = False
     """The state index was trusted: templates with unchanged inputs were reused, not redone."""
+    owned: frozenset[str] = frozenset()
+    """Every file of the cluster folders the tool owns after the run (all templates' and quotas')."""
+    index: StateIndex | None = None
+    """The state index after the run: every binding's fingerprint, claim and placement, in one value."""
 
     @property
     def input_ok(self) -> bool:
@@ -533,8 +538,15 @@ def _result(
     if index.entries or index_path in previous.blobs:
         files[index_path] = index.dump()
     managed |= set(files)
+    owned = set(quota.owned) | {p for p in quota.files if p.startswith(output.clusters_dir + "/")}
     for outcome in outcomes:
         diagnostics.extend(outcome.diagnostics)
+        if outcome.reused:
+            owned.update(outcome.paths.values())
+        elif outcome.binding is not None:
+            owned.update(
+                manifest_path(output.clusters_dir, c, outcome.key) for c in applied_clusters(outcome.binding)
+            )
     return RenderResult(
         files=files,
         managed=frozenset(managed),
@@ -546,6 +558,8 @@ def _result(
         quotas=quota.quotas,
         previous_bindings=tuple(before[i] for i in sorted(before)),
         incremental=previous.index is not None,
+        owned=frozenset(owned),
+        index=index,
     )
 
 
@@ -574,6 +588,7 @@ def _index(
             p: request.hash_blob(files[p]) if p in files else request.output_blobs.get(p, "-") for p in paths
         }
         claim = previous_claim(binding)
+        placed = bound_placement(binding)
         entries[ident] = IndexEntry(
             fingerprint=outcome.fingerprint,
             record=request.hash_blob(record) if record is not None else "",
@@ -582,6 +597,8 @@ def _index(
             settled=_settled(outcome, binding),
             claim=(claim[0].kind, claim[0].namespace, claim[0].name, claim[1]) if claim else None,
             warnings=tuple(d for d in outcome.diagnostics if not d.is_error),
+            placement=placed.replicas,
+            workload=placed.has_replicas,
         )
     return StateIndex(engine=ENGINE_VERSION, entries=entries)
 

@@ -146,6 +146,30 @@ def read_ownership(store: GitStore, rev: str, layout: Layout) -> Ownership:
     return state_ownership(bindings, state_files, layout)
 
 
+def owners_of(store: GitStore, rev: str, layout: Layout, paths: Iterable[str]) -> Ownership:
+    """Who owns the given cluster-folder files at ``rev``, reading only the records that could own them
+    (a manifest's binding record sits at the same place under the bindings folder), the quota records and
+    the released-manifests record."""
+    prefix = layout.clusters_dir + "/"
+    candidates = set()
+    for path in paths:
+        if path.startswith(prefix):
+            inside = path[len(prefix) :].partition("/")[2]
+            if inside:
+                candidates.add(f"{layout.bindings_dir}/{inside}")
+    entries = [
+        e
+        for e in store.list_entries(rev, [layout.state_dir])
+        if e.is_regular_file
+        and layout.is_state_record(e.path)
+        and (e.path in candidates or not e.path.startswith(layout.bindings_dir + "/"))
+    ]
+    blobs = store.read_blobs([e.oid for e in entries])
+    state_files = {e.path: blobs[e.oid] for e in entries}
+    bindings, _ = parse_records(state_files, layout)
+    return state_ownership(bindings, state_files, layout)
+
+
 def owned_paths(store: GitStore, rev: str, layout: Layout) -> frozenset[str]:
     """Tool-written files of ``rev`` (see ``read_ownership``)."""
     return read_ownership(store, rev, layout).paths

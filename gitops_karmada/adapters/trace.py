@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 from gitops_karmada.adapters.lifecycle import (
     LifecycleError,
     is_tool_commit,
+    owners_of,
     read_layout,
-    read_ownership,
     source_commit,
 )
 from gitops_karmada.adapters.repository import rfc3339
@@ -121,7 +121,7 @@ def trace_file(store: GitStore, rev: str, path: str) -> FileTrace:
     if content is None:
         raise LifecycleError(f"{path} does not exist at {rev}")
     cluster, namespace_folder, _, _ = parts[clusters_depth:]
-    owned = read_ownership(store, commit, layout)
+    owned = owners_of(store, commit, layout, [path])
     owner = owned.owner(path)
     record = owner.record if owner is not None else None
     binding = None

@@ -18,9 +18,7 @@ from gitops_karmada.adapters.lifecycle import (
     Layout,
     is_tool_commit,
     latest_tool_commit,
-    owned_paths,
-    parse_records,
-    state_ownership,
+    owners_of,
 )
 from gitops_karmada.adapters.repository import read_commit, uncommitted_inputs
 from gitops_karmada.reconcile import reconcile
@@ -97,9 +95,13 @@ class VerifyReport:
         return self.input_ok and not self.failed_templates and not self.failures
 
 
-def verify_commit(store: GitStore, rev: str) -> VerifyReport:
-    """Re-render ``rev`` and name every managed file that is stale or was edited by hand."""
-    state = read_commit(store, rev)
+def verify_commit(store: GitStore, rev: str, *, full: bool = False) -> VerifyReport:
+    """Re-render ``rev`` and name every managed file that is stale or was edited by hand.
+
+    Templates whose inputs' fingerprint the state index vouches for (and whose record and files are as the
+    tool wrote them) are not re-rendered; ``full`` re-renders everything.
+    """
+    state = read_commit(store, rev, full=full, materialize=False)
     assert state.source is not None
     commit = state.source
     anchor = latest_tool_commit(store, commit)
@@ -145,10 +147,10 @@ def _hand_edits(
     walk = store.log(commit, since=anchor, paths=layout.folders, first_parent=False, with_changes=True)
     produced = {(c.path, c.new_oid) for entry in walk if is_tool_commit(entry) for c in entry.changes}
     unexplained = [c for c in changed if (c.path, c.new_oid) not in produced]
-    bindings, _ = parse_records(state.request.state_files, layout)
-    owned = state_ownership(bindings, state.request.state_files, layout).paths
-    if anchor is not None and any(layout.is_output(c.path) and c.path not in owned for c in unexplained):
-        owned |= owned_paths(store, anchor, layout)  # the file may have been disowned by a hand edit
+    outputs = [c.path for c in unexplained if layout.is_output(c.path)]
+    owned = owners_of(store, commit, layout, outputs).paths
+    if anchor is not None and any(path not in owned for path in outputs):
+        owned |= owners_of(store, anchor, layout, outputs).paths  # it may have been disowned by a hand edit
     items: dict[str, VerifyItem] = {}
     for change in unexplained:
         if layout.is_state_record(change.path):
@@ -240,11 +242,14 @@ def _hand_written(
 ) -> dict[str, VerifyItem]:
     """Files of the cluster folders no record claims (information). After a hand edit of the records,
     files the last reconcile wrote are told apart: they lost their claim, they were not written by hand."""
-    paths = [p for p in sorted(state.current_blobs) if layout.is_output(p) and p not in result.managed]
-    paths = [p for p in paths if p not in found]
+    paths = [
+        p
+        for p in sorted(state.current_blobs)
+        if layout.is_output(p) and p not in result.managed and p not in result.owned and p not in found
+    ]
     disowned: frozenset[str] = frozenset()
     if paths and anchor and any(item.finding is Finding.STATE_EDITED for item in found.values()):
-        disowned = owned_paths(store, anchor, layout)
+        disowned = owners_of(store, anchor, layout, paths).paths
     return {
         path: VerifyItem(
             path,

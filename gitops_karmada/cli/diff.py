@@ -32,12 +32,13 @@ from gitops_karmada.core.diff import (
     render_markdown,
     render_text,
 )
+from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.loading import load_bindings
 from gitops_karmada.model.errors import GitError, GitopsKarmadaError
 from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from gitops_karmada.core.diff import Guardrail
 
@@ -215,17 +216,28 @@ def default_base(store: GitStore, head: str) -> str:
 
 
 def read_revision(store: GitStore, rev: str) -> DiffSide:
-    """Render the commit ``rev`` (objects only, through git cat-file)."""
-    state = read_commit(store, rev)
+    """Render the commit ``rev`` incrementally: only templates whose inputs changed since its last
+    reconcile are redone; every other file and binding is taken from the commit, and read only if the
+    other side differs there."""
+    state = read_commit(store, rev, materialize=False)
     assert state.source is not None
     result = reconcile(state.request)
     changes = result.changes(state.current_blobs, store.blob_id)
-    # the side's tree: the committed managed files with this run's changes (reused templates as committed)
-    kept = frozenset(p for p in state.current_blobs if p not in changes)
-    tree = dict(store.read_files(state.source, kept.__contains__)) if kept else {}
-    tree.update({p: c for p, c in changes.items() if c is not None})
+    blobs = dict(state.current_blobs)
+    for path, content in changes.items():
+        if content is None:
+            blobs.pop(path, None)
+        else:
+            blobs[path] = store.blob_id(content)
+    committed = state.current_blobs
+
+    def read(paths: Sequence[str]) -> dict[str, bytes]:
+        found = store.read_blobs(sorted({committed[p] for p in paths if p in committed}))
+        return {p: found[committed[p]] for p in paths if p in committed}
+
+    rendered = {p: c for p, c in changes.items() if c is not None}
     label = state.source[:12] if rev == state.source else f"{rev} ({state.source[:12]})"
-    return _side(label, state, result, tree)
+    return _side(label, state, result, rendered, blobs, read)
 
 
 def read_checkout(root: Path) -> DiffSide:
@@ -238,18 +250,38 @@ def read_checkout(root: Path) -> DiffSide:
     return _side(str(root), state, result, tree)
 
 
-def _side(label: str, state: RepositoryState, result: RenderResult, tree: dict[str, bytes]) -> DiffSide:
+def _side(
+    label: str,
+    state: RepositoryState,
+    result: RenderResult,
+    tree: dict[str, bytes],
+    blobs: dict[str, str] | None = None,
+    read: Callable[[Sequence[str]], Mapping[str, bytes]] | None = None,
+) -> DiffSide:
     request = state.request
-    if result.input_ok:
+    placements = None
+    if result.input_ok and result.index is not None:
+        bindings = tuple(o.binding for o in result.outcomes if o.binding is not None and not o.reused)
+        placements = placements_from_index(result.index)
+    elif result.input_ok:
         bindings = result.bindings
     else:
         # the input does not load: the committed binding records stand for the placement
-        previous, _ = load_bindings(request.state_files)
+        records = [
+            p for p in request.state_blobs if p.startswith(f"{request.config.output.state_dir}/bindings/")
+        ]
+        raw = dict(request.state_files)
+        if request.read_state is not None:
+            raw.update(request.read_state(records))
+        previous, _ = load_bindings({p: c for p, c in raw.items() if p in records})
         bindings = tuple(previous[identity] for identity in sorted(previous))
     return DiffSide(
         revision=label,
         tree=tree,
         bindings=bindings,
+        blobs=blobs,
+        read=read,
+        placements=placements,
         clusters_dir=request.config.output.clusters_dir,
         state_dir=request.config.output.state_dir,
         inputs=result.inputs if result.input_ok else None,

@@ -60,13 +60,18 @@ def print_report(report: VerifyReport) -> None:
     default="text",
     show_default=True,
 )
-def verify_command(repo: Path, rev: str, output_format: str) -> None:
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Re-render every template (by default, those whose inputs' fingerprint is unchanged are trusted).",
+)
+def verify_command(repo: Path, rev: str, output_format: str, full: bool) -> None:
     """Re-render REV and compare with its committed cluster and state folders; exit 1 on any difference.
 
     Fails on stale output (inputs changed, not reconciled yet) and on hand edits of tool-written files or
     binding records (changed or deleted); hand-written files in the cluster folders are listed as info.
     """
-    report = verify_commit(GitStore.open(repo), rev)
+    report = verify_commit(GitStore.open(repo), rev, full=full)
     if output_format == "json":
         click.echo(to_json(report_dict(report)), nl=False)
     else:

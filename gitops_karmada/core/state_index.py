@@ -59,6 +59,10 @@ class IndexEntry:
     claim: tuple[str, str, str, str] | None = None
     """(policy kind, namespace, name, permanent id) the binding records as its claim."""
     warnings: tuple[Diagnostic, ...] = ()
+    placement: Mapping[str, int] = field(default_factory=dict)
+    """Cluster → replicas of the binding's result (0 for objects without replicas), for placement reports."""
+    workload: bool = False
+    """Whether the template has replicas (a placement report shows numbers, not checkmarks)."""
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -69,6 +73,8 @@ class IndexEntry:
             "settled": self.settled,
             **({"claim": list(self.claim)} if self.claim else {}),
             **({"warnings": [_diagnostic_to_api(d) for d in self.warnings]} if self.warnings else {}),
+            "placement": dict(sorted(self.placement.items())),
+            **({"workload": True} if self.workload else {}),
         }
 
     @classmethod
@@ -82,6 +88,8 @@ class IndexEntry:
             settled=bool(raw["settled"]),
             claim=(str(claim[0]), str(claim[1]), str(claim[2]), str(claim[3])) if claim else None,
             warnings=tuple(_diagnostic_from_api(d) for d in raw.get("warnings", ())),
+            placement={str(k): int(v) for k, v in raw.get("placement", {}).items()},
+            workload=bool(raw.get("workload", False)),
         )
 
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.diff.guardrails import check_guardrails
 from gitops_karmada.core.diff.impact import InputKey, input_changes
 from gitops_karmada.core.diff.manifests import (
+    ManifestRef,
     cluster_manifests,
     compare_manifests,
     count_by_cluster,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
 def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()) -> PlanDiff:
     """What merging ``head`` does to the fleet rendered from ``base``, checked against ``guardrails``."""
-    base_placements, head_placements = index_bindings(base.bindings), index_bindings(head.bindings)
+    base_placements, head_placements = _placements(base), _placements(head)
     released_paths = _newly_released(base, head)
     released = _released_templates(released_paths, base_placements)
     workloads = compare_placement(base_placements, head_placements, released)
@@ -47,8 +48,7 @@ def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()
     keys: dict[str, ObjectKey] = {
         object_path(p.key): p.key for index in (base_placements, head_placements) for p in index.values()
     }
-    base_manifests = cluster_manifests(base.tree, base.clusters_dir)
-    head_manifests = cluster_manifests(head.tree, head.clusters_dir)
+    base_manifests, head_manifests, counts_before, counts_after = _manifests(base, head)
     objects = tuple(
         replace(o, note=RELEASED_NOTE) if o.path in released_paths else o
         for o in compare_manifests(base_manifests, head_manifests, head.clusters_dir, keys)
@@ -56,8 +56,8 @@ def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()
     clusters = _cluster_changes(
         workloads,
         objects,
-        objects_before=count_by_cluster(base_manifests),
-        objects_after=count_by_cluster(head_manifests),
+        objects_before=counts_before,
+        objects_after=counts_after,
         replicas_before=replicas_by_cluster(base_placements.values()),
         replicas_after=replicas_by_cluster(running_after.values()),
     )
@@ -117,7 +117,8 @@ def _newly_released(base: DiffSide, head: DiffSide) -> dict[str, str]:
     """Rendered paths the head side releases that the base side did not: path → template."""
 
     def released(side: DiffSide) -> dict[str, str]:
-        raw = side.tree.get(f"{side.state_dir}/{RELEASED_FILE}")
+        path = f"{side.state_dir}/{RELEASED_FILE}"
+        raw = side.files([path]).get(path)
         return {path: entry.get("template", "") for path, entry in released_entries(raw).items()}
 
     before = released(base)
@@ -129,6 +130,38 @@ def _released_templates(
 ) -> frozenset[Identity]:
     names = set(paths.values())
     return frozenset(identity for identity, p in placements.items() if str(p.key) in names)
+
+
+def _placements(side: DiffSide) -> Mapping[Identity, BoundPlacement]:
+    return side.placements if side.placements is not None else index_bindings(side.bindings)
+
+
+def _manifests(
+    base: DiffSide, head: DiffSide
+) -> tuple[dict[ManifestRef, bytes], dict[ManifestRef, bytes], Counter[str], Counter[str]]:
+    """The manifests that may differ on each side, and each side's object count per cluster.
+
+    With blob ids on both sides, only files whose blob differs are read; otherwise the trees are compared.
+    """
+    if base.blobs is None or head.blobs is None:
+        base_all = cluster_manifests(base.tree, base.clusters_dir)
+        head_all = cluster_manifests(head.tree, head.clusters_dir)
+        return base_all, head_all, count_by_cluster(base_all), count_by_cluster(head_all)
+    base_paths = [p for p in base.blobs if p.startswith(base.clusters_dir + "/")]
+    head_paths = [p for p in head.blobs if p.startswith(head.clusters_dir + "/")]
+    differ = sorted(p for p in {*base_paths, *head_paths} if base.blobs.get(p) != head.blobs.get(p))
+    base_differ = cluster_manifests(base.files([p for p in differ if p in base.blobs]), base.clusters_dir)
+    head_differ = cluster_manifests(head.files([p for p in differ if p in head.blobs]), head.clusters_dir)
+    return (
+        base_differ,
+        head_differ,
+        count_by_cluster(
+            dict.fromkeys(cluster_manifests(dict.fromkeys(base_paths, b""), base.clusters_dir), b"")
+        ),
+        count_by_cluster(
+            dict.fromkeys(cluster_manifests(dict.fromkeys(head_paths, b""), head.clusters_dir), b"")
+        ),
+    )
 
 
 def _touched(

@@ -86,6 +86,8 @@ def input_changes(
     ``touched``: template → clusters where its placement or manifests change; ``placed``: template →
     clusters it is placed on at either side; ``claims``: policy → templates whose binding claims it.
     """
+    if base is None or head is None:
+        return ()  # a side that does not load has no inputs to compare: its errors are the report
     old, new = _objects(base), _objects(head)
     changes: list[InputChange] = []
     for key in sorted(old.keys() | new.keys(), key=lambda k: (KIND_ORDER.index(k[0]), k[1], k[2])):
@@ -100,7 +102,7 @@ def input_changes(
         else:
             selected = set(claims.get(key, frozenset()))
             for side, entry in ((base, before), (head, after)):
-                if side is None or entry is None:
+                if entry is None:
                     continue
                 obj, selects = entry
                 assert selects is not None
@@ -109,7 +111,7 @@ def input_changes(
                 )
             templates = sorted(selected & touched.keys())
         changes.append(_change(kind, namespace, name, before is None, after is None, templates, touched))
-    if base is not None and head is not None and base.config.to_api() != head.config.to_api():
+    if base.config.to_api() != head.config.to_api():
         changes.append(_change("Config", "", CONFIG_NAME, False, False, sorted(touched), touched))
     return tuple(changes)
 

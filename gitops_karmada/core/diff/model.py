@@ -11,8 +11,9 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping, Sequence
 
+    from gitops_karmada.core.diff.placement import BoundPlacement
     from gitops_karmada.core.loading import Inputs
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
@@ -46,8 +47,16 @@ class DiffSide:
     revision: str
     """How the side is named in reports (``main (1a2b3c4d5e6f)``, a path)."""
     tree: Mapping[str, bytes]
-    """The complete managed tree of the side (rendered manifests and binding records) by path."""
+    """The managed tree of the side (rendered manifests and binding records) by path: complete, unless
+    ``blobs`` is given (then only what was rendered; the rest is read through ``read`` when it differs)."""
     bindings: tuple[ResourceBinding, ...]
+    """The side's bindings: all of them, or (with ``placements``) those of templates the side redid."""
+    blobs: Mapping[str, str] | None = None
+    """Every managed file of the side: path → blob id (so only files that differ are ever read)."""
+    read: Callable[[Sequence[str]], Mapping[str, bytes]] | None = None
+    """Reads managed files of the side that are not in ``tree``."""
+    placements: Mapping[tuple[str, str, str, str], BoundPlacement] | None = None
+    """Every template's placement (from the state index), when ``bindings`` holds only the redone ones."""
     clusters_dir: str = "clusters"
     state_dir: str = "karmada-state"
     inputs: Inputs | None = None
@@ -55,6 +64,14 @@ class DiffSide:
     diagnostics: tuple[Diagnostic, ...] = ()
     unmatched: tuple[str, ...] = ()
     """Templates no propagation policy selects (propagated nowhere)."""
+
+    def files(self, paths: Sequence[str]) -> dict[str, bytes]:
+        """The content of ``paths`` (those the side has)."""
+        found = {p: self.tree[p] for p in paths if p in self.tree}
+        missing = [p for p in paths if p not in found and (self.blobs is None or p in self.blobs)]
+        if missing and self.read is not None:
+            found.update(self.read(missing))
+        return found
 
     @property
     def input_errors(self) -> tuple[Diagnostic, ...]:

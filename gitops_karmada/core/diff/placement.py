@@ -17,12 +17,14 @@ from gitops_karmada.core.diff.model import (
     TemplateProblem,
     WorkloadPlacement,
 )
+from gitops_karmada.core.layout import key_of_identity
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.keys import ObjectKey
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from gitops_karmada.core.state_index import StateIndex
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
 
@@ -80,6 +82,21 @@ def bound_placement(binding: ResourceBinding) -> BoundPlacement:
     return BoundPlacement(
         key=binding_key(binding), policy=policy_label(binding), has_replicas=has_replicas, replicas=replicas
     )
+
+
+def placements_from_index(index: StateIndex) -> dict[Identity, BoundPlacement]:
+    """Every template's placement as the state index records it (no binding record is read)."""
+    found: dict[Identity, BoundPlacement] = {}
+    for identity, entry in index.entries.items():
+        claim = entry.claim
+        policy = "" if claim is None else f"{'pp' if claim[0] == 'PropagationPolicy' else 'cpp'}/{claim[2]}"
+        found[identity] = BoundPlacement(
+            key=key_of_identity(identity),
+            policy=policy,
+            has_replicas=entry.workload,
+            replicas=entry.placement,
+        )
+    return found
 
 
 def index_bindings(bindings: Iterable[ResourceBinding]) -> dict[Identity, BoundPlacement]:
