@@ -1,26 +1,35 @@
 """Every benchmark in one command: ``python -m benchmarks [--quick]`` (figures go to docs/benchmarks.md).
 
 Runs, one after the other so they do not compete for the 2 cores: YAML emission, scheduling throughput,
-the pipeline steps (validate, render, reconcile: first run, no change, one template changed) and diff.
+the pipeline steps (validate, render, reconcile), diff, and the incremental engine's table on fleets M and K
+with the floor measured in the same run. Each module also runs alone (``python -m benchmarks.<module>
+--help``).
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 
 
 def main() -> None:
-    quick = ["--quick"] if "--quick" in sys.argv[1:] else []
-    small = ["--templates", "500", "--clusters", "10", "--repeat", "1"] if quick else []
-    for module, args in (
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="small fleets, one run each (about a minute)")
+    args = parser.parse_args()
+    quick = ["--quick"] if args.quick else []
+    small = ["--templates", "500", "--clusters", "10", "--repeat", "1"] if args.quick else []
+    for module, module_args in (
         ("benchmarks.bench_serialize", []),
         ("benchmarks.bench_scheduler", small),
         ("benchmarks.run", quick),
         ("benchmarks.bench_diff", quick),
+        ("benchmarks.bench_incremental", quick),
     ):
-        print(f"## {module} {' '.join(args)}".rstrip(), flush=True)
-        subprocess.run([sys.executable, "-m", module, *args], check=True)
+        print(f"## {module} {' '.join(module_args)}".rstrip(), flush=True)
+        subprocess.run([sys.executable, "-m", module, *module_args], check=True)
 
 
 if __name__ == "__main__":

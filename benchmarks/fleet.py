@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.serialize import dump_yaml_documents
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 
@@ -79,8 +80,19 @@ def policy_doc(index: int, namespace: str, names: list[str]) -> dict[str, object
     }
 
 
-def write_fleet(root: Path, templates: int, policies: int, clusters: int, namespaces: int = 20) -> None:
-    """Write the fleet under ``root`` (one file per cluster, per template, per policy)."""
+def write_fleet(
+    root: Path,
+    templates: int,
+    policies: int,
+    clusters: int,
+    namespaces: int = 20,
+    *,
+    workload: Callable[[int, str], dict[str, object]] | None = None,
+    policy: Callable[[int, str, list[str]], dict[str, object]] | None = None,
+) -> None:
+    """Write the fleet under ``root`` (one file per cluster, per template, per policy): fleet M by default."""
+    make_workload = workload or deployment_doc
+    make_policy = policy or policy_doc
     (root / "clusters-inventory").mkdir(parents=True, exist_ok=True)
     for i in range(clusters):
         (root / "clusters-inventory" / f"c{i:02d}.yaml").write_text(dump_yaml_documents([cluster_doc(i)]))
@@ -94,5 +106,50 @@ def write_fleet(root: Path, templates: int, policies: int, clusters: int, namesp
         names = []
         for t in range(first, last):
             names.append(f"svc-{t:05d}")
-            (folder / f"svc-{t:05d}.yaml").write_text(dump_yaml_documents([deployment_doc(t, namespace)]))
-        (folder / f"pp-{p:05d}.yaml").write_text(dump_yaml_documents([policy_doc(p, namespace, names)]))
+            (folder / f"svc-{t:05d}.yaml").write_text(dump_yaml_documents([make_workload(t, namespace)]))
+        (folder / f"pp-{p:05d}.yaml").write_text(dump_yaml_documents([make_policy(p, namespace, names)]))
+
+
+def karmada_deployment_doc(index: int, namespace: str) -> dict[str, object]:
+    """Karmada's v1.15 report workload: a small Deployment of 2 to 10 replicas."""
+    doc = deployment_doc(index, namespace)
+    spec = doc["spec"]
+    assert isinstance(spec, dict)
+    spec["replicas"] = 2 + index % 9
+    return doc
+
+
+def karmada_policy_doc(index: int, namespace: str, names: list[str]) -> dict[str, object]:
+    """Divided by dynamic weight (available replicas) over every cluster."""
+    selectors = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": name} for name in names]
+    return {
+        "apiVersion": "policy.karmada.io/v1alpha1",
+        "kind": "PropagationPolicy",
+        "metadata": {"name": f"pp-{index:05d}", "namespace": namespace},
+        "spec": {
+            "resourceSelectors": selectors,
+            "placement": {
+                "clusterAffinity": {"labelSelector": {"matchLabels": {"env": "prod"}}},
+                "replicaScheduling": {
+                    "replicaSchedulingType": "Divided",
+                    "replicaDivisionPreference": "Weighted",
+                    "weightPreference": {"dynamicWeight": "AvailableReplicas"},
+                },
+            },
+        },
+    }
+
+
+def write_karmada_fleet(
+    root: Path, templates: int, policies: int, clusters: int, namespaces: int = 20
+) -> None:
+    """Fleet K (Karmada's v1.15 report scale): small Divided workloads, about 6 manifests each."""
+    write_fleet(
+        root,
+        templates,
+        policies,
+        clusters,
+        namespaces,
+        workload=karmada_deployment_doc,
+        policy=karmada_policy_doc,
+    )

@@ -43,24 +43,18 @@ from gitops_karmada.core.detector import (
 )
 from gitops_karmada.core.diff.placement import bound_placement
 from gitops_karmada.core.fingerprint import ENGINE_VERSION, FingerprintContext
-from gitops_karmada.core.layout import (
-    BINDINGS_FOLDER,
-    binding_path,
-    key_of_identity,
-    manifest_path,
-    object_path,
-)
+from gitops_karmada.core.layout import RepoLayout, key_of_identity, object_path
 from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates, untolerated_no_execute
 from gitops_karmada.core.loading import Decoded, Inputs, load, load_bindings
 from gitops_karmada.core.outcome import TemplateOutcome
-from gitops_karmada.core.ownership import RELEASED_FILE, binding_key, is_state_file, ownership
+from gitops_karmada.core.ownership import binding_key, ownership
 from gitops_karmada.core.placing import Placement, interpreted_by, place
 from gitops_karmada.core.quota import QuotaLedger
 from gitops_karmada.core.render import render_targets
 from gitops_karmada.core.run_outputs import deleted, quota_outputs, released_record
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.core.serialize import dump_yaml
-from gitops_karmada.core.state_index import INDEX_FILE, IndexEntry, StateIndex, files_digest, parse_index
+from gitops_karmada.core.state_index import IndexEntry, StateIndex, files_digest, parse_index
 from gitops_karmada.model.config import FeatureGate, ToolConfig
 
 if TYPE_CHECKING:
@@ -189,15 +183,13 @@ class PreviousRun:
     """The previous binding records, read only when needed (many at a time), and the state index."""
 
     def __init__(self, request: ReconcileRequest) -> None:
-        output = request.config.output
-        self.state_dir = output.state_dir
-        self.prefix = f"{output.state_dir}/{BINDINGS_FOLDER}/"
+        self.layout = RepoLayout.of(request.config)
         self._files = request.state_files
         self._read = request.read_state
         self.blobs: Mapping[str, str] = request.state_blobs or {
             path: request.hash_blob(raw) for path, raw in request.state_files.items()
         }
-        index = parse_index(request.state_files.get(f"{output.state_dir}/{INDEX_FILE}"))
+        index = parse_index(request.state_files.get(self.layout.index_path))
         self.index = (
             index if index is not None and index.engine == ENGINE_VERSION and not request.full else None
         )
@@ -206,11 +198,11 @@ class PreviousRun:
         self.diagnostics: list[Diagnostic] = []
 
     def record_path(self, identity: Identity) -> str:
-        return binding_path(self.state_dir, key_of_identity(identity))
+        return self.layout.binding_path(key_of_identity(identity))
 
     @property
     def record_paths(self) -> list[str]:
-        return sorted(p for p in self.blobs if p.startswith(self.prefix) and is_state_file(p))
+        return sorted(p for p in self.blobs if self.layout.is_binding_record(p))
 
     def read(self, paths: Iterable[str]) -> None:
         """Parse the records at ``paths`` (those not parsed yet), in one batch."""
@@ -281,7 +273,8 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     config = request.config
     loaded = load(request.input_files, config, request.decoded)
     previous = PreviousRun(request)
-    snapshots = load_cluster_snapshots(request.snapshot_files, root=config.output.snapshots_dir)
+    layout = RepoLayout.of(config)
+    snapshots = load_cluster_snapshots(request.snapshot_files, root=layout.snapshots_dir)
     diagnostics = [*request.config_diagnostics, *loaded.diagnostics, *snapshots.diagnostics]
     if any(d.is_error for d in diagnostics):
         return _refused(request, previous, diagnostics)
@@ -338,7 +331,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         entry = (
             None
             if ident in request.reschedule or (focus is not None and focus(template.key))
-            else previous.reusable(ident, fingerprint, request.output_blobs, config.output.clusters_dir)
+            else previous.reusable(ident, fingerprint, request.output_blobs, layout.clusters_dir)
         )
         if entry is not None:
             done[ident] = _reused(ctx, template, match, entry, fingerprint)
@@ -474,12 +467,12 @@ def _record(
 def _refused(request: ReconcileRequest, previous: PreviousRun, diagnostics: list[Diagnostic]) -> RenderResult:
     """The input has errors: nothing is written, and everything the tool manages stays as it is."""
     previous.read_all()
-    output = request.config.output
+    layout = previous.layout
     owned = ownership(
         previous.bindings(previous.identities()).values(),
         request.state_files,
-        clusters_dir=output.clusters_dir,
-        state_dir=output.state_dir,
+        clusters_dir=layout.clusters_dir,
+        state_dir=layout.state_dir,
     )
     managed = frozenset(previous.blobs) | owned.paths
     return RenderResult({}, managed, keep=managed, diagnostics=(*diagnostics, *previous.diagnostics))
@@ -494,7 +487,7 @@ def _result(
     snapshots: Mapping[str, ClusterSnapshot],
 ) -> RenderResult:
     """Merge the outcomes with the run-wide outputs: records, quota outputs, released manifests, the index."""
-    output = request.config.output
+    layout = previous.layout
     redone = [o for o in outcomes if not o.reused]
     before = previous.bindings(o.key.identity for o in redone)
     # what this run answers for: every state file but the records of reused templates, the files the
@@ -502,7 +495,7 @@ def _result(
     reused_records = {previous.record_path(o.key.identity) for o in outcomes if o.reused}
     managed = {p for p in previous.blobs if p not in reused_records}
     managed |= ownership(
-        before.values(), {}, clusters_dir=output.clusters_dir, state_dir=output.state_dir
+        before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir
     ).paths
     files: dict[str, bytes] = {}
     keep: set[str] = set()
@@ -510,7 +503,7 @@ def _result(
         files.update(outcome.files)
         keep.update(outcome.keep)
         if outcome.binding is not None:
-            files[binding_path(output.state_dir, binding_key(outcome.binding))] = dump_yaml(
+            files[layout.binding_path(binding_key(outcome.binding))] = dump_yaml(
                 outcome.binding.to_api()
             ).encode()
 
@@ -527,26 +520,24 @@ def _result(
     diagnostics.extend(quota.diagnostics)
     managed |= quota.owned
     files.update(quota.files)
-    released_path = f"{output.state_dir}/{RELEASED_FILE}"
+    released_path = layout.released_path
     released = released_record(
         request.state_files.get(released_path), outcomes, request.output_blobs, request.now
     )
     if released is not None:
         files[released_path] = released
     index = _index(request, previous, outcomes, files)
-    index_path = f"{output.state_dir}/{INDEX_FILE}"
+    index_path = layout.index_path
     if index.entries or index_path in previous.blobs:
         files[index_path] = index.dump()
     managed |= set(files)
-    owned = set(quota.owned) | {p for p in quota.files if p.startswith(output.clusters_dir + "/")}
+    owned = set(quota.owned) | {p for p in quota.files if layout.is_output(p)}
     for outcome in outcomes:
         diagnostics.extend(outcome.diagnostics)
         if outcome.reused:
             owned.update(outcome.paths.values())
         elif outcome.binding is not None:
-            owned.update(
-                manifest_path(output.clusters_dir, c, outcome.key) for c in applied_clusters(outcome.binding)
-            )
+            owned.update(layout.manifest_path(c, outcome.key) for c in applied_clusters(outcome.binding))
     return RenderResult(
         files=files,
         managed=frozenset(managed),
@@ -570,7 +561,7 @@ def _index(
     files: Mapping[str, bytes],
 ) -> StateIndex:
     """The state index after this run: reused entries as they were, redone templates described anew."""
-    clusters_dir = request.config.output.clusters_dir
+    layout = previous.layout
     entries: dict[Identity, IndexEntry] = {}
     for outcome in outcomes:
         ident = outcome.key.identity
@@ -581,9 +572,9 @@ def _index(
         binding = outcome.binding
         if binding is None or outcome.removed:
             continue
-        record = files.get(binding_path(request.config.output.state_dir, binding_key(binding)))
+        record = files.get(layout.binding_path(binding_key(binding)))
         rendered = applied_clusters(binding)
-        paths = [manifest_path(clusters_dir, c, outcome.key) for c in rendered]
+        paths = [layout.manifest_path(c, outcome.key) for c in rendered]
         blobs = {
             p: request.hash_blob(files[p]) if p in files else request.output_blobs.get(p, "-") for p in paths
         }

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.repository import rendered_by_tool
-from gitops_karmada.core.layout import BINDINGS_FOLDER, CLUSTER_SCOPED_FOLDER
+from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, load_bindings, load_config
-from gitops_karmada.core.ownership import Ownership, is_state_file, ownership
+from gitops_karmada.core.ownership import Ownership, ownership
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitopsKarmadaError
 
@@ -61,48 +61,15 @@ def latest_tool_commit(store: GitStore, rev: str) -> LogEntry | None:
     return next((entry for entry in candidates if is_tool_commit(entry)), None)
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
-    """The managed folders of a repository (from its ``gitops-karmada.yaml``)."""
-
-    clusters_dir: str
-    state_dir: str
-
-    @classmethod
-    def of(cls, config: ToolConfig) -> Layout:
-        return cls(config.output.clusters_dir, config.output.state_dir)
-
-    @property
-    def folders(self) -> tuple[str, str]:
-        return (self.clusters_dir, self.state_dir)
-
-    def is_output(self, path: str) -> bool:
-        return path.startswith(self.clusters_dir + "/")
-
-    def is_state(self, path: str) -> bool:
-        return path.startswith(self.state_dir + "/")
-
-    def is_state_record(self, path: str) -> bool:
-        """A file of the state folder the tool owns (``read_commit`` reads exactly these)."""
-        return self.is_state(path) and is_state_file(path)
-
-    def is_managed(self, path: str) -> bool:
-        return self.is_output(path) or self.is_state(path)
-
-    @property
-    def bindings_dir(self) -> str:
-        return f"{self.state_dir}/{BINDINGS_FOLDER}"
-
-
 def read_config(store: GitStore, rev: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
     return load_config(store.read_file(rev, CONFIG_FILE))
 
 
-def read_layout(store: GitStore, rev: str) -> Layout:
-    return Layout.of(read_config(store, rev)[0])
+def read_layout(store: GitStore, rev: str) -> RepoLayout:
+    return RepoLayout.of(read_config(store, rev)[0])
 
 
-def read_state(store: GitStore, rev: str, layout: Layout, folder: str | None = None) -> dict[str, bytes]:
+def read_state(store: GitStore, rev: str, layout: RepoLayout, folder: str | None = None) -> dict[str, bytes]:
     """The state files of ``rev`` (or of its ``folder`` inside the state folder): path → content."""
     entries = [
         entry
@@ -114,14 +81,14 @@ def read_state(store: GitStore, rev: str, layout: Layout, folder: str | None = N
 
 
 def state_ownership(
-    bindings: Iterable[ResourceBinding], state_files: Mapping[str, bytes], layout: Layout
+    bindings: Iterable[ResourceBinding], state_files: Mapping[str, bytes], layout: RepoLayout
 ) -> Ownership:
     """Who owns which cluster-folder file, from a state folder's parsed records (``core.ownership``)."""
     return ownership(bindings, state_files, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir)
 
 
 def parse_records(
-    state_files: Mapping[str, bytes], layout: Layout
+    state_files: Mapping[str, bytes], layout: RepoLayout
 ) -> tuple[tuple[ResourceBinding, ...], tuple[Diagnostic, ...]]:
     """The binding records among a state folder's files (sorted by template identity) and their problems.
 
@@ -133,7 +100,7 @@ def parse_records(
     return tuple(bindings[identity] for identity in sorted(bindings)), diagnostics
 
 
-def read_ownership(store: GitStore, rev: str, layout: Layout) -> Ownership:
+def read_ownership(store: GitStore, rev: str, layout: RepoLayout) -> Ownership:
     """Who owns which file at ``rev``; LifecycleError when its records cannot be read (ownership unknown)."""
     state_files = read_state(store, rev, layout)
     bindings, diagnostics = parse_records(state_files, layout)
@@ -146,7 +113,7 @@ def read_ownership(store: GitStore, rev: str, layout: Layout) -> Ownership:
     return state_ownership(bindings, state_files, layout)
 
 
-def owners_of(store: GitStore, rev: str, layout: Layout, paths: Iterable[str]) -> Ownership:
+def owners_of(store: GitStore, rev: str, layout: RepoLayout, paths: Iterable[str]) -> Ownership:
     """Who owns the given cluster-folder files at ``rev``, reading only the records that could own them
     (a manifest's binding record sits at the same place under the bindings folder), the quota records and
     the released-manifests record."""
@@ -170,7 +137,7 @@ def owners_of(store: GitStore, rev: str, layout: Layout, paths: Iterable[str]) -
     return state_ownership(bindings, state_files, layout)
 
 
-def owned_paths(store: GitStore, rev: str, layout: Layout) -> frozenset[str]:
+def owned_paths(store: GitStore, rev: str, layout: RepoLayout) -> frozenset[str]:
     """Tool-written files of ``rev`` (see ``read_ownership``)."""
     return read_ownership(store, rev, layout).paths
 
@@ -197,7 +164,7 @@ class TemplateReference:
         namespace, name = (parts[1], parts[2]) if len(parts) == 3 else ("", parts[1])
         return cls(kind=kind, group=group if group else None, namespace=namespace, name=name)
 
-    def record_pathspecs(self, layout: Layout) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def record_pathspecs(self, layout: RepoLayout) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(literal paths, glob patterns) that find this template's binding record in any commit."""
         folder = f"{layout.bindings_dir}/{self.namespace or CLUSTER_SCOPED_FOLDER}"
         kind = self.kind.lower()  # the layout lower-cases kinds; the group stays as written

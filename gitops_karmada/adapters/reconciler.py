@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from gitops_karmada.adapters.lifecycle import Layout, latest_tool_commit
+from gitops_karmada.adapters.lifecycle import latest_tool_commit
 from gitops_karmada.adapters.repository import (
     RENDERED_BY,
     RepositoryState,
@@ -23,6 +23,7 @@ from gitops_karmada.adapters.repository import (
 )
 from gitops_karmada.core.diff.guardrails import parse_guardrails
 from gitops_karmada.core.diff.writeguard import guard, write_plan
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
@@ -211,7 +212,7 @@ def reverted_hand_edits(
     anchor = latest_tool_commit(store, state.source)
     if anchor is None or anchor.commit == state.source:
         return ()
-    folders = Layout.of(state.request.config).folders
+    folders = RepoLayout.of(state.request.config).folders
     return tuple(
         sorted(c.path for c in store.diff(anchor.commit, state.source, folders) if c.path in changes)
     )

@@ -15,7 +15,6 @@ from gitops_karmada import __version__
 from gitops_karmada.adapters.git_log import PathChange
 from gitops_karmada.adapters.lifecycle import (
     ROLLBACK_TO_TRAILER,
-    Layout,
     LifecycleError,
     is_regular_mode,
     is_tool_commit,
@@ -34,6 +33,7 @@ from gitops_karmada.adapters.reconciler import (
 )
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.core.diff.writeguard import guard, write_plan
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, Decoded, decode, input_path_filter
 from gitops_karmada.model import wellknown
 from gitops_karmada.reconcile import reconcile
@@ -142,11 +142,11 @@ def plan_rollback(
             f"{rev} ({target[:12]}) is not in the history of {ref}: rolling back to it would bring in "
             "unrelated changes; pass --force-unrelated if that is what you want"
         )
-    layout = Layout.of(read_config(store, tip)[0])
+    layout = RepoLayout.of(read_config(store, tip)[0])
     target_config, _ = read_config(store, target)
-    if Layout.of(target_config) != layout:
+    if RepoLayout.of(target_config) != layout:
         raise LifecycleError(
-            f"the output folders differ between {rev} ({Layout.of(target_config).folders}) and {ref} "
+            f"the output folders differ between {rev} ({RepoLayout.of(target_config).folders}) and {ref} "
             f"({layout.folders}); rollback across a change of clustersDir/stateDir is not supported"
         )
     output = find_output(store, tip, target, input_path_filter(target_config))
@@ -194,7 +194,7 @@ def _guard(
     store: GitStore,
     tip: str,
     output: str,
-    layout: Layout,
+    layout: RepoLayout,
     changes: Mapping[str, bytes | None],
     allow: frozenset[str],
 ) -> PlanDiff:
@@ -287,7 +287,7 @@ def _same_inputs(store: GitStore, one: str, other: str, is_input: Callable[[str]
 # -- the change set --------------------------------------------------------------------------------------
 
 
-def is_rollback_input(path: str, layout: Layout) -> bool:
+def is_rollback_input(path: str, layout: RepoLayout) -> bool:
     """Everything outside the managed folders is rolled back, except dot-folders and dot-files
     (``.github/``, ``.gitignore``: the repository's tooling, not the fleet)."""
     return not layout.is_managed(path) and not any(part.startswith(".") for part in path.split("/"))
@@ -297,7 +297,7 @@ def _restore_inputs(
     store: GitStore,
     tip: str,
     target: str,
-    layout: Layout,
+    layout: RepoLayout,
     changes: dict[str, bytes | None],
     roles: dict[str, FileRole],
 ) -> None:
@@ -309,7 +309,7 @@ def _restore_output(
     store: GitStore,
     tip: str,
     output: str,
-    layout: Layout,
+    layout: RepoLayout,
     changes: dict[str, bytes | None],
     roles: dict[str, FileRole],
 ) -> None:

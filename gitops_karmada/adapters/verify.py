@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_log import PathChange
 from gitops_karmada.adapters.lifecycle import (
-    Layout,
     is_tool_commit,
     latest_tool_commit,
     owners_of,
 )
 from gitops_karmada.adapters.repository import read_commit, uncommitted_inputs
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.reconcile import reconcile
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def verify_commit(store: GitStore, rev: str, *, full: bool = False) -> VerifyRep
     commit = state.source
     anchor = latest_tool_commit(store, commit)
     last_reconcile = anchor.commit if anchor is not None else None
-    layout = Layout.of(state.request.config)
+    layout = RepoLayout.of(state.request.config)
     # hand edits are found from history alone: they are reported even when the input cannot be rendered
     items = _hand_edits(store, state, layout, last_reconcile)
     items.update(_work_tree(store, rev, state, layout))
@@ -132,7 +132,7 @@ def verify_commit(store: GitStore, rev: str, *, full: bool = False) -> VerifyRep
 
 
 def _hand_edits(
-    store: GitStore, state: RepositoryState, layout: Layout, anchor: str | None
+    store: GitStore, state: RepositoryState, layout: RepoLayout, anchor: str | None
 ) -> dict[str, VerifyItem]:
     """Managed files changed since ``anchor`` to content that no tool commit in between produced."""
     assert state.source is not None
@@ -167,7 +167,9 @@ def _hand_edits(
     return items
 
 
-def _work_tree(store: GitStore, rev: str, state: RepositoryState, layout: Layout) -> dict[str, VerifyItem]:
+def _work_tree(
+    store: GitStore, rev: str, state: RepositoryState, layout: RepoLayout
+) -> dict[str, VerifyItem]:
     """The checkout of ``rev`` (when it is checked out): managed paths that disagree with the commit, and
     input files with uncommitted edits."""
     if store.work_tree is None or store.try_resolve(rev) != store.try_resolve("HEAD"):
@@ -236,7 +238,7 @@ def _hand_written(
     store: GitStore,
     state: RepositoryState,
     result: RenderResult,
-    layout: Layout,
+    layout: RepoLayout,
     found: Mapping[str, VerifyItem],
     anchor: str | None,
 ) -> dict[str, VerifyItem]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.interpreter import ResourceInterpreter
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.scheduler import AccurateEstimator, ClusterIndex
 from gitops_karmada.core.selectors import cluster_matches
 from gitops_karmada.model.config import FeatureGate
@@ -25,7 +27,7 @@ OverrideSignature = frozenset[tuple[str, str, str, int]]
 """The override rules (policy kind, namespace, name, rule index) that target one cluster."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class RunContext:
     inputs: Inputs
     now: str
@@ -78,6 +80,17 @@ class RunContext:
 
     def gate(self, gate: FeatureGate) -> bool:
         return self.config.gate(gate)
+
+    @functools.cached_property
+    def shallow_outputs(self) -> frozenset[str]:
+        """Files of the cluster folders that sit where a manifest path has a folder (a symlink or file in
+        place of ``clusters/member4``): the only ones that can block a write. Almost always none."""
+        depth = self.clusters_dir.count("/") + 4
+        return frozenset(p for p in self.output_blobs if p.count("/") < depth)
+
+    @property
+    def layout(self) -> RepoLayout:
+        return RepoLayout.of(self.config)
 
     @property
     def clusters_dir(self) -> str:

@@ -13,13 +13,27 @@ version is not part of the path: two versions of one kind are the same Kubernete
 
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from gitops_karmada.model.base import is_dns1123_label, is_dns1123_subdomain
 from gitops_karmada.model.keys import ObjectKey
 
+if TYPE_CHECKING:
+    from gitops_karmada.model.config import ToolConfig
+
 CLUSTER_SCOPED_FOLDER = "_cluster"
 BINDINGS_FOLDER = "bindings"
+QUOTAS_FOLDER = "quotas"
+"""State-folder records of each FederatedResourceQuota with its settled status."""
+RELEASED_FILE = "released.yaml"
+"""State-folder record of manifests released from management."""
+INDEX_FILE = "index.json"
+"""The state index (``core.state_index``)."""
+STATE_FILE_SUFFIXES = (".yaml", ".json")
+"""The files of the state folder the tool reads and writes (records, quota records, the index)."""
 
 # Kubernetes' own API groups validate object names as DNS-1123 subdomains; RBAC objects and custom
 # resources only need to be valid path segments (e.g. ``system:controller:foo``).
@@ -79,7 +93,9 @@ def object_path(key: ObjectKey) -> str:
     return _object_path(key)
 
 
+@functools.lru_cache(maxsize=65536)
 def _object_path(key: ObjectKey) -> str:
+    # a run asks for each template's path once per cluster: compute it once per template
     namespace = key.namespace or CLUSTER_SCOPED_FOLDER
     return f"{namespace}/{kind_folder(key)}/{key.name}.yaml"
 
@@ -104,3 +120,66 @@ def key_of_identity(identity: tuple[str, str, str, str]) -> ObjectKey:
     no path or name holds, is a placeholder."""
     group, kind, namespace, name = identity
     return ObjectKey(f"{group}/v1" if group else "v1", kind, namespace, name)
+
+
+@dataclass(frozen=True, slots=True)
+class RepoLayout:
+    """Where everything is in a fleet repository, from its ``gitops-karmada.yaml`` (the one place)."""
+
+    clusters_dir: str = "clusters"
+    state_dir: str = "karmada-state"
+    snapshots_dir: str = "cluster-snapshots"
+
+    @classmethod
+    def of(cls, config: ToolConfig) -> RepoLayout:
+        output = config.output
+        return cls(output.clusters_dir, output.state_dir, output.snapshots_dir)
+
+    @property
+    def folders(self) -> tuple[str, str]:
+        """The managed folders: the tool writes there, and only there."""
+        return (self.clusters_dir, self.state_dir)
+
+    @property
+    def bindings_dir(self) -> str:
+        return f"{self.state_dir}/{BINDINGS_FOLDER}"
+
+    @property
+    def quotas_dir(self) -> str:
+        return f"{self.state_dir}/{QUOTAS_FOLDER}"
+
+    @property
+    def index_path(self) -> str:
+        return f"{self.state_dir}/{INDEX_FILE}"
+
+    @property
+    def released_path(self) -> str:
+        return f"{self.state_dir}/{RELEASED_FILE}"
+
+    def is_output(self, path: str) -> bool:
+        return path.startswith(self.clusters_dir + "/")
+
+    def is_state(self, path: str) -> bool:
+        return path.startswith(self.state_dir + "/")
+
+    def is_state_record(self, path: str) -> bool:
+        """A file of the state folder the tool owns (records, quota records, the index)."""
+        return self.is_state(path) and path.endswith(STATE_FILE_SUFFIXES)
+
+    def is_binding_record(self, path: str) -> bool:
+        return path.startswith(self.bindings_dir + "/") and path.endswith(STATE_FILE_SUFFIXES)
+
+    def is_snapshot(self, path: str) -> bool:
+        return path.startswith(self.snapshots_dir + "/")
+
+    def is_managed(self, path: str) -> bool:
+        return self.is_output(path) or self.is_state(path)
+
+    def manifest_path(self, cluster: str, key: ObjectKey) -> str:
+        return manifest_path(self.clusters_dir, cluster, key)
+
+    def binding_path(self, key: ObjectKey) -> str:
+        return binding_path(self.state_dir, key)
+
+    def quota_record_path(self, namespace: str, name: str) -> str:
+        return f"{self.quotas_dir}/{namespace}/{name}.yaml"

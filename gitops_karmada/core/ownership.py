@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from gitops_karmada.core.binding import applied_clusters
-from gitops_karmada.core.layout import binding_path, manifest_path
+from gitops_karmada.core.layout import (
+    QUOTAS_FOLDER,
+    RELEASED_FILE,
+    STATE_FILE_SUFFIXES,
+    binding_path,
+    manifest_path,
+)
 from gitops_karmada.core.quota import static_assignment_quotas
 from gitops_karmada.core.yaml_input import load_yaml_documents
 from gitops_karmada.model.errors import InputError
@@ -29,13 +35,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from gitops_karmada.model.bindings import ResourceBinding
-
-QUOTAS_FOLDER = "quotas"
-"""State-folder records of each FederatedResourceQuota with its settled status."""
-RELEASED_FILE = "released.yaml"
-"""State-folder record of manifests released from management."""
-STATE_FILE_SUFFIXES = (".yaml", ".json")
-"""The files of the state folder the tool reads and writes (records, quota records, the index)."""
 
 
 def is_state_file(path: str) -> bool:

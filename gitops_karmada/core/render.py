@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from gitops_karmada.core.context import tie_break_uid
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.dispatch import should_suspend_dispatching
 from gitops_karmada.core.interpreter import Operation
-from gitops_karmada.core.layout import binding_name, manifest_path
+from gitops_karmada.core.layout import binding_name, object_path
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
 from gitops_karmada.core.overrides.errors import OverridePolicyError
 from gitops_karmada.core.scheduler import divide_job_completions
@@ -295,8 +295,9 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
     # clusters that get the same replicas, completions and override rules get the same bytes: render once
     made: dict[RenderKey, tuple[bytes, OverrideResult] | GitopsKarmadaError] = {}
     sharing: dict[RenderKey, list[str]] = {}
+    inside = object_path(key)
     for target in targets:
-        path = manifest_path(ctx.clusters_dir, target.name, key)
+        path = f"{ctx.clusters_dir}/{target.name}/{inside}"
         paths[target.name] = path
         ours = target.name in previously
         cluster = ctx.clusters.get(target.name)
@@ -308,7 +309,7 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
             why = "the cluster left the inventory" if cluster is None else "dispatching is suspended"
             rendered[target.name] = (ours, f"{why}: the folder was left as it was")
             continue
-        blocker = blocking_entry(path, ctx.output_blobs)
+        blocker = blocking_entry(path, ctx.shallow_outputs) if ctx.shallow_outputs else None
         if blocker is not None:
             message = (
                 f"{blocker} is a file or symbolic link gitops-karmada did not write, where {path} needs a "
@@ -387,7 +388,7 @@ def origin(match: PolicyMatch) -> str:
     return "a deleted policy (placement kept)"
 
 
-def blocking_entry(path: str, existing: Mapping[str, str]) -> str | None:
+def blocking_entry(path: str, existing: Container[str]) -> str | None:
     """An existing file or symbolic link at a parent of ``path`` (writing ``path`` would replace it)."""
     parent = path.rpartition("/")[0]
     while parent:

@@ -20,7 +20,6 @@ from gitops_karmada.core.detector import ClaimState, PolicyMatch
 from gitops_karmada.core.layout import manifest_path
 from gitops_karmada.core.outcome import TemplateOutcome
 from gitops_karmada.core.ownership import (
-    QUOTAS_FOLDER,
     binding_key,
     quota_paths,
     quota_records,
@@ -127,14 +126,14 @@ def quota_outputs(
     ``bindings(namespace)`` gives the namespace's bindings after this run (only FRQ namespaces are asked).
     """
     config = ctx.config
+    layout = ctx.layout
     diagnostics: list[Diagnostic] = []
     settled: list[FederatedResourceQuota] = []
     files: dict[str, bytes] = {}
-    quotas_prefix = f"{config.output.state_dir}/{QUOTAS_FOLDER}/"
     enforcement = config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
     owned: set[str] = set()
-    for previous in quota_records(state_files, config.output.state_dir).values():
-        owned.update(quota_paths(previous, config.output.clusters_dir))
+    for previous in quota_records(state_files, layout.state_dir).values():
+        owned.update(quota_paths(previous, layout.clusters_dir))
     for frq in ctx.inputs.quotas:
         status = federated_quota_status(
             frq,
@@ -145,9 +144,9 @@ def quota_outputs(
         settled.append(frq.model_copy(update={"status": status}))
         record = settled[-1].to_api()
         record["status"] = status.to_api()
-        files[f"{quotas_prefix}{frq.namespace}/{frq.name}.yaml"] = dump_yaml(record).encode()
+        files[layout.quota_record_path(frq.namespace, frq.name)] = dump_yaml(record).encode()
         source = ctx.inputs.sources.get((frq.kind, frq.namespace, frq.name))
-        for rendered_path, (cluster, manifest) in quota_paths(frq, config.output.clusters_dir).items():
+        for rendered_path, (cluster, manifest) in quota_paths(frq, layout.clusters_dir).items():
             if cluster not in ctx.clusters:
                 message = f"staticAssignments names cluster {cluster!r}, which is not in the inventory"
                 diagnostics.append(warning(message, source))

@@ -23,7 +23,6 @@ from gitops_karmada.model.diagnostics import Diagnostic, Severity, SourceRef
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-INDEX_FILE = "index.json"
 INDEX_KIND = "StateIndex"
 INDEX_API_VERSION = "gitops-karmada.io/v1alpha1"
 

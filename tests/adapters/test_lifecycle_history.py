@@ -10,14 +10,15 @@ from hypothesis import strategies as st
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.history import condition_changes, policy_of, replica_moves, template_history
-from gitops_karmada.adapters.lifecycle import Layout, LifecycleError, TemplateReference
+from gitops_karmada.adapters.lifecycle import LifecycleError, TemplateReference
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model.bindings import ResourceBinding
 from tests.gitrepos import commit_all, make_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-LAYOUT = Layout("clusters", "karmada-state")
+LAYOUT = RepoLayout("clusters", "karmada-state")
 
 
 def record(

@@ -26,7 +26,8 @@ from gitops_karmada.core.diff.placement import (
     replicas_by_cluster,
     template_problems,
 )
-from gitops_karmada.core.ownership import RELEASED_FILE, released_entries
+from gitops_karmada.core.layout import RELEASED_FILE
+from gitops_karmada.core.ownership import released_entries
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
