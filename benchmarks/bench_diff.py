@@ -103,7 +103,9 @@ def main() -> None:
         samples: list[Sample] = []
         for _ in range(args.repeat):
             sample = timed(
-                cli("diff", "--repo", str(bare), "--base", base, "--head", head, "-o", "markdown"), work
+                cli("diff", "--repo", str(bare), "--base", base, "--head", head, "-o", "markdown"),
+                work,
+                ok=(0, 1),
             )
             samples.append(sample)
             print(f"  diff: {sample.seconds:.2f} s, {sample.peak_rss_mb:.0f} MB", file=sys.stderr)

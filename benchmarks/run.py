@@ -41,8 +41,11 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def timed(args: list[str], cwd: Path) -> Sample:
-    """Run ``args``; wall time and peak resident memory of that one process (from wait4)."""
+def timed(args: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> Sample:
+    """Run ``args``; wall time and peak resident memory of that one process (from wait4).
+
+    An exit code outside ``ok`` raises: a failed command must never pass for a fast one (``diff`` exits 1
+    when there are differences, so its callers pass ``ok=(0, 1)``)."""
     start = time.perf_counter()
     process = subprocess.Popen(
         args, cwd=cwd, env={**os.environ, **GIT_ENV}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -50,7 +53,7 @@ def timed(args: list[str], cwd: Path) -> Sample:
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0, 1):
+    if process.returncode not in ok:
         stderr = process.stderr.read().decode() if process.stderr else ""
         raise RuntimeError(f"{' '.join(args)} exited {process.returncode}: {stderr[-2000:]}")
     if process.stderr:

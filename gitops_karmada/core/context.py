@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.interpreter import ResourceInterpreter
+from gitops_karmada.core.interpreter import LuaLimits, ResourceInterpreter
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.scheduler import AccurateEstimator, ClusterIndex
 from gitops_karmada.core.selectors import cluster_matches
@@ -65,7 +65,14 @@ class RunContext:
             read_output=read_output,
             reschedule=reschedule,
             explain=explain,
-            interpreter=ResourceInterpreter(inputs.customizations, resource_quota_estimate=quota_estimate),
+            interpreter=ResourceInterpreter(
+                inputs.customizations,
+                resource_quota_estimate=quota_estimate,
+                limits=LuaLimits(
+                    call_seconds=inputs.config.lua.call_timeout_seconds,
+                    run_seconds=inputs.config.lua.run_timeout_seconds,
+                ),
+            ),
             clusters={cluster.name: cluster for cluster in inputs.clusters},
             cluster_index=ClusterIndex(inputs.clusters),
             override_signatures=override_signatures(inputs),

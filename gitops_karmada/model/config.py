@@ -69,6 +69,15 @@ class ClusterScopedKind(ApiModel):
     kind: str = Field(min_length=1)
 
 
+class LuaConfig(ApiModel):
+    """Wall-clock bounds for interpreter scripts (instructions and memory are bounded inside the runtime)."""
+
+    call_timeout_seconds: float = Field(default=1.0, gt=0, le=60)
+    """One script call; Karmada's Lua VM stops a call after one second."""
+    run_timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
+    """All the calls of one interpreter (one run); later calls fail at once with a time limit."""
+
+
 class ToolConfig(ApiModel):
     api_version: Literal["gitops-karmada.io/v1alpha1"] = "gitops-karmada.io/v1alpha1"
     kind: Literal["Config"] = "Config"
@@ -83,6 +92,7 @@ class ToolConfig(ApiModel):
     enable_empty_workload_propagation: bool = False
     guardrails: tuple[str, ...] = DEFAULT_GUARDRAILS
     """Conditions that stop reconcile, rollback and reschedule from committing (the --fail-on vocabulary)."""
+    lua: LuaConfig = Field(default_factory=LuaConfig)
 
     def gate(self, gate: FeatureGate) -> bool:
         return self.feature_gates.get(gate, KARMADA_DEFAULT_GATES[gate])

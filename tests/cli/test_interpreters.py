@@ -207,7 +207,7 @@ def test_a_user_lua_customization_changes_scheduling_as_karmada_would(tmp_path: 
         ("function GetReplicas(obj)\n  while true do end\nend\n", "instruction"),
         ("function GetReplicas(obj)\n  os.execute('touch /tmp/pwned')\n  return 1\nend\n", "'execute'"),
         (
-            "function GetReplicas(obj)\n  local t = {}\n  for i = 1, 1e9 do t[i] = string.rep('x', 1000) end\nend\n",
+            "function GetReplicas(obj)\n  local t = {}\n  for i = 1, 1e9 do t[i] = string.rep('x', 100000) .. i end\nend\n",
             "memory",
         ),
     ],
@@ -225,6 +225,35 @@ def test_a_hostile_script_fails_its_template_and_the_run_goes_on(
     assert message in done.stderr.lower()
     assert repo.exists("clusters/a/default/deployment.apps/web.yaml"), "the other templates are rendered"
     assert not repo.exists("clusters/a/default/workers.example.com/w.yaml")
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # the error handler of xpcall runs with hooks off: only the wall clock can stop it
+        "function GetReplicas(obj)\n  xpcall(function() error('x') end, function() while true do end end)\nend\n",
+        # one string.find that backtracks for minutes is a single Lua instruction
+        "function GetReplicas(obj)\n  string.find(string.rep('a', 5000), '.-.-.-.-.-.-.-.-x')\nend\n",
+    ],
+    ids=["xpcall-handler-loop", "backtracking-pattern"],
+)
+def test_a_script_that_never_returns_is_stopped_by_the_configured_time_limit(
+    tmp_path: Path, script: str
+) -> None:
+    hostile = copy.deepcopy(WORKERS_RIC)
+    hostile["spec"]["customizations"] = {"replicaResource": {"luaScript": script}}
+    repo = workers_fleet(tmp_path, hostile, **{"gitops-karmada.yaml": "lua:\n  callTimeoutSeconds: 0.5\n"})
+    done = repo.cli("reconcile", check=1)
+    assert 'ResourceInterpreterCustomization "workers"' in done.stderr
+    assert "time limit of 0.5 s exceeded" in done.stderr
+    assert repo.exists("clusters/a/default/deployment.apps/web.yaml"), "the other templates are rendered"
+    assert not repo.exists("clusters/a/default/workers.example.com/w.yaml")
+
+
+def test_lua_time_limits_outside_their_bounds_are_refused_by_validate(tmp_path: Path) -> None:
+    repo = workers_fleet(tmp_path, WORKERS_RIC, **{"gitops-karmada.yaml": "lua:\n  callTimeoutSeconds: 0\n"})
+    done = repo.cli("validate", check=1)
+    assert "gitops-karmada.yaml[0] lua.callTimeoutSeconds: must be > 0" in done.stderr
 
 
 def test_interpret_command_checks_and_runs_a_customization(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ class FailureReason(enum.StrEnum):
     INSTRUCTION_LIMIT = "InstructionLimit"
     MEMORY_LIMIT = "MemoryLimit"
     TIME_LIMIT = "TimeLimit"
-    """Only with a clock passed in LuaLimits (the core itself never reads one)."""
+    """A call outlived its wall-clock bound in the worker process, or the run's Lua time budget is spent."""
     INVALID_RESULT = "InvalidResult"
     """The answer cannot be used: wrong type, fractional replicas, a table JSON cannot represent."""
     INVALID_OBJECT = "InvalidObject"

@@ -198,10 +198,14 @@ def test_string_methods_and_number_printing_follow_lua_5_1() -> None:
     assert LuaSandbox(LIMITS).call(script, "F", (), 5) == ["ABC", "3", "2.5", 1, "3"]
 
 
-def test_wall_time_limit_only_with_a_clock_from_the_caller() -> None:
+def test_in_process_wall_time_limit_uses_the_clock_from_the_caller() -> None:
     ticks = iter(range(1_000_000))
     limits = LuaLimits(
-        max_instructions=10**9, max_memory=8 * 1024 * 1024, max_seconds=5, clock=lambda: next(ticks)
+        max_instructions=10**9,
+        max_memory=8 * 1024 * 1024,
+        max_seconds=5,
+        clock=lambda: next(ticks),
+        isolated=False,
     )
     script = LuaScript("slow", "function F() while true do end end")
     with pytest.raises(LuaFailure) as raised:
@@ -226,3 +230,83 @@ def test_read_only_mappings_are_accepted_and_python_objects_are_not() -> None:
     with pytest.raises(LuaFailure) as raised:
         sandbox.call(script, "F", ({"a": object()},), 1)
     assert raised.value.reason is FailureReason.INVALID_OBJECT
+
+
+NEVER_RETURNS = [
+    (
+        "xpcall-handler-loop",
+        "function F() xpcall(function() error('x') end, function() while true do end end) return 1 end",
+    ),
+    (
+        "backtracking-pattern",
+        "function F() return string.find(string.rep('a', 5000), '.-.-.-.-.-.-.-.-x') end",
+    ),
+    ("huge-rep-in-pcall-loop", "function F() for i = 1, 100000 do pcall(string.rep, 'x', 1e9) end end"),
+]
+
+
+@pytest.mark.parametrize(("name", "source"), NEVER_RETURNS, ids=[n for n, _ in NEVER_RETURNS])
+def test_a_call_the_instruction_count_cannot_stop_is_stopped_by_the_wall_clock(
+    name: str, source: str
+) -> None:
+    sandbox = LuaSandbox(LuaLimits(call_seconds=0.3))
+    with pytest.raises(LuaFailure) as raised:
+        sandbox.call(LuaScript(name, source), "F", (), 1)
+    assert raised.value.reason is FailureReason.TIME_LIMIT
+    assert raised.value.message == "time limit of 0.3 s exceeded (the call never returned)"
+    # the worker was replaced: the same sandbox answers the next call
+    assert sandbox.call(LuaScript("ok", "function F(n) return n + 1 end"), "F", (1,), 1) == [2]
+
+
+def test_calls_of_one_run_share_the_run_time_budget() -> None:
+    sandbox = LuaSandbox(LuaLimits(call_seconds=0.3, run_seconds=0.5))
+    hang = LuaScript("hang", NEVER_RETURNS[0][1])
+    with pytest.raises(LuaFailure, match=r"time limit of 0\.3 s exceeded"):
+        sandbox.call(hang, "F", (), 1)
+    with pytest.raises(LuaFailure, match=r"Lua time budget of 0\.5 s is spent"):
+        sandbox.call(hang, "F", (), 1)  # stopped after what was left of the budget
+    with pytest.raises(LuaFailure, match=r"Lua time budget of 0\.5 s is spent") as raised:
+        sandbox.call(LuaScript("ok", "function F() return 1 end"), "F", (), 1)  # refused at once
+    assert raised.value.reason is FailureReason.TIME_LIMIT
+    # another run (another sandbox) has a budget of its own
+    assert LuaSandbox(LuaLimits(run_seconds=0.5)).call(
+        LuaScript("ok", "function F() return 1 end"), "F", (), 1
+    ) == [1]
+
+
+def test_a_worker_killed_from_outside_fails_its_call_with_the_exit_code_and_is_replaced() -> None:
+    import os
+    import signal
+    import threading
+
+    from gitops_karmada.core.interpreter.lua import worker
+
+    sandbox = LuaSandbox(LuaLimits(call_seconds=5))
+    echo = LuaScript("echo", "function F(n) return n end")
+    assert sandbox.call(echo, "F", (1,), 1) == [1]
+    assert worker._worker is not None
+    pid = worker._worker.process.pid
+    assert pid is not None
+    # as the kernel's OOM killer would, in the middle of a call
+    threading.Timer(0.2, os.kill, (pid, signal.SIGKILL)).start()
+    with pytest.raises(LuaFailure, match=r"the Lua worker process ended \(exit code -9\)"):
+        sandbox.call(LuaScript("hang", NEVER_RETURNS[0][1]), "F", (), 1)
+    assert sandbox.call(echo, "F", (2,), 1) == [2]
+    # a worker that died between calls is replaced before the next one
+    replacement = worker._worker
+    assert replacement.process.pid is not None
+    assert replacement.process.pid != pid
+    os.kill(replacement.process.pid, signal.SIGKILL)
+    replacement.process.join(5)
+    assert sandbox.call(echo, "F", (3,), 1) == [3]
+
+
+def test_in_process_and_worker_answers_are_the_same() -> None:
+    script = LuaScript(
+        "mixed",
+        "function F(obj) return obj.spec.size * 2, {a = {1, 2, 3}, b = 'x'}, nil end",
+    )
+    args = ({"spec": {"size": 4}},)
+    isolated = LuaSandbox(LIMITS).call(script, "F", args, 3)
+    local = LuaSandbox(LuaLimits(max_instructions=2_000_000, max_memory=8 * 1024 * 1024, isolated=False))
+    assert isolated == local.call(script, "F", args, 3) == [8, {"a": [1, 2, 3], "b": "x"}, None]

@@ -82,6 +82,7 @@ local function escape_char(c)
   return escapes[c] or string_format("\\u%04x", string_byte(c))
 end
 local INT64_LIMIT = 2 ^ 63
+local MAX_DEPTH = 128 -- as for YAML input: nothing downstream may recurse deeper than this
 
 -- Strings go into the buffer as three pieces (quote, text, quote): no new Lua string per value.
 local function push_string(buf, n, s, closing)
@@ -93,9 +94,12 @@ local function push_string(buf, n, s, closing)
 end
 
 local encode_into
-local function encode_table(v, buf, n, seen)
+local function encode_table(v, buf, n, seen, depth)
   if seen[v] then
     error("cannot encode recursively nested tables to JSON", 0)
+  end
+  if depth > MAX_DEPTH then
+    error("the result is nested more than " .. MAX_DEPTH .. " levels deep", 0)
   end
   seen[v] = true
   local first_key = next(v)
@@ -121,7 +125,7 @@ local function encode_table(v, buf, n, seen)
         n = n + 1
         buf[n] = ","
       end
-      n = encode_into(item, buf, n, seen)
+      n = encode_into(item, buf, n, seen, depth + 1)
     end
     n = n + 1
     buf[n] = "]"
@@ -139,7 +143,7 @@ local function encode_table(v, buf, n, seen)
       end
       separator = true
       n = push_string(buf, n, k, '":')
-      n = encode_into(item, buf, n, seen)
+      n = encode_into(item, buf, n, seen, depth + 1)
     end
     n = n + 1
     buf[n] = "}"
@@ -147,12 +151,12 @@ local function encode_table(v, buf, n, seen)
   return n
 end
 
-encode_into = function(v, buf, n, seen)
+encode_into = function(v, buf, n, seen, depth)
   local kind = type(v)
   if kind == "string" then
     return push_string(buf, n, v, '"')
   elseif kind == "table" then
-    return encode_table(v, buf, n, seen)
+    return encode_table(v, buf, n, seen, depth)
   end
   n = n + 1
   if kind == "number" then
@@ -177,7 +181,7 @@ end
 
 local function encode(v)
   local buf = {}
-  local n = encode_into(v, buf, 0, {})
+  local n = encode_into(v, buf, 0, {}, 1)
   return table_concat(buf, "", 1, n)
 end
 
