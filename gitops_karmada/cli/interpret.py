@@ -7,40 +7,96 @@ third-party interpreters, then the native ones), so a customization is tried bef
 
 from __future__ import annotations
 
+import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-import yaml
+from pydantic import ValidationError
 
 from gitops_karmada.cli.options import read_source, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_yaml
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter, check_customization
-from gitops_karmada.core.loading import load
+from gitops_karmada.core.loading import field_path, load
+from gitops_karmada.core.serialize import YamlSyntaxError, load_yaml_documents
 from gitops_karmada.model.bindings import AggregatedStatusItem
 from gitops_karmada.model.config import ToolConfig
 
 if TYPE_CHECKING:
     from gitops_karmada.model.interpretation import ResourceInterpreterCustomization
 
-NEEDS_DESIRED = {
-    Operation.INTERPRET_REPLICA,
-    Operation.INTERPRET_COMPONENT,
-    Operation.REVISE_REPLICA,
-    Operation.RETAIN,
-    Operation.AGGREGATE_STATUS,
-    Operation.INTERPRET_DEPENDENCY,
-}
-NEEDS_OBSERVED = {Operation.RETAIN, Operation.INTERPRET_STATUS, Operation.INTERPRET_HEALTH}
+STATUS_ITEM_FIELDS = ("clusterName", "status", "applied", "appliedMessage", "health")
 
 
-def _read_object(path: Path | None, option: str) -> dict[str, Any]:
-    if path is None:
-        raise click.UsageError(f"this operation needs {option}")
-    documents = [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+def _documents(path: Path) -> list[Any]:
+    """The non-empty documents of a file, read as Kubernetes reads YAML (timestamps stay strings)."""
+    try:
+        return [d.body for d in load_yaml_documents(path.read_bytes()) if d.body is not None]
+    except YamlSyntaxError as err:
+        raise click.UsageError(f"{path}[{err.doc_index}]: {err}") from None
+
+
+def _read_object(path: Path, option: str) -> dict[str, Any]:
+    documents = _documents(path)
     if len(documents) != 1 or not isinstance(documents[0], dict):
         raise click.UsageError(f"{path}: {option} must hold exactly one object")
     return documents[0]
+
+
+def _objects(
+    operation: Operation, desired_file: Path | None, observed_file: Path | None
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """karmadactl's rule: Retain takes both objects, every other operation exactly one of them."""
+    desired = _read_object(desired_file, "--desired-file") if desired_file is not None else None
+    observed = _read_object(observed_file, "--observed-file") if observed_file is not None else None
+    if operation is Operation.RETAIN:
+        if desired is None or observed is None:
+            raise click.UsageError("Retain needs both --desired-file and --observed-file")
+    elif desired is None and observed is None:
+        raise click.UsageError(f"{operation.value} needs --desired-file or --observed-file")
+    elif desired is not None and observed is not None:
+        raise click.UsageError(
+            f"{operation.value} takes one object: pass --desired-file or --observed-file, not both"
+        )
+    return desired, observed
+
+
+def _status_items(path: Path | None) -> list[AggregatedStatusItem]:
+    """AggregateStatus items: karmadactl's format (one item per YAML document) or a YAML list of items.
+
+    As Go decodes them: keys other than the item's fields are ignored and a missing clusterName is "".
+    """
+    if path is None:
+        return []
+    items: list[AggregatedStatusItem] = []
+    for document in _documents(path):
+        for i, raw in enumerate(document if isinstance(document, list) else [document]):
+            if not isinstance(raw, dict):
+                raise click.UsageError(f"{path}: status item {i} must be a mapping")
+            known = {key: raw[key] for key in STATUS_ITEM_FIELDS if key in raw}
+            try:
+                items.append(AggregatedStatusItem.model_validate({"clusterName": "", **known}))
+            except ValidationError as err:
+                problem = "; ".join(f"{field_path(e['loc'])}: {e['msg']}" for e in err.errors())
+                raise click.UsageError(f"{path}: status item {len(items)}: {problem}") from None
+    return items
+
+
+def _now(value: str | None) -> str:
+    """The time status scripts see as "now": --now, else SOURCE_DATE_EPOCH, else this moment (UTC)."""
+    if value is not None:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise click.UsageError(f"--now {value!r} is not an RFC 3339 time") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+    elif os.environ.get("SOURCE_DATE_EPOCH", "").isdigit():
+        moment = datetime.fromtimestamp(int(os.environ["SOURCE_DATE_EPOCH"]), UTC)
+    else:
+        moment = datetime.now(UTC)  # the adapter reads the clock; the sandbox never does
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _customizations(
@@ -64,37 +120,32 @@ def _run(
     desired: dict[str, Any] | None,
     observed: dict[str, Any] | None,
     replicas: int | None,
-    status: list[Any],
+    status: list[AggregatedStatusItem],
+    now: str,
 ) -> Any:
+    if operation is Operation.RETAIN:
+        assert desired is not None and observed is not None
+        return interpreter.retain(desired, observed)
+    obj = desired if desired is not None else observed
+    assert obj is not None
     match operation:
         case Operation.INTERPRET_REPLICA:
-            assert desired is not None
-            count, requirements = interpreter.get_replicas(desired)
+            count, requirements = interpreter.get_replicas(obj)
             return {"replicas": count, **({"requires": requirements.to_api()} if requirements else {})}
         case Operation.INTERPRET_COMPONENT:
-            assert desired is not None
-            return {"components": [c.to_api() for c in interpreter.get_components(desired)]}
+            return {"components": [c.to_api() for c in interpreter.get_components(obj)]}
         case Operation.REVISE_REPLICA:
-            assert desired is not None
             if replicas is None:
                 raise click.UsageError("ReviseReplica needs --desired-replica")
-            return interpreter.revise_replica(desired, replicas)
-        case Operation.RETAIN:
-            assert desired is not None and observed is not None
-            return interpreter.retain(desired, observed)
+            return interpreter.revise_replica(obj, replicas)
         case Operation.AGGREGATE_STATUS:
-            assert desired is not None
-            items = [AggregatedStatusItem.model_validate(item) for item in status]
-            return interpreter.aggregate_status(desired, items)
+            return interpreter.aggregate_status(obj, status, now=now)
         case Operation.INTERPRET_STATUS:
-            assert observed is not None
-            return {"status": interpreter.reflect_status(observed)}
+            return {"status": interpreter.reflect_status(obj)}
         case Operation.INTERPRET_HEALTH:
-            assert observed is not None
-            return {"healthy": interpreter.interpret_health(observed)}
+            return {"healthy": interpreter.interpret_health(obj)}
         case Operation.INTERPRET_DEPENDENCY:
-            assert desired is not None
-            return {"dependencies": [d.to_api() for d in interpreter.get_dependencies(desired)]}
+            return {"dependencies": [d.to_api() for d in interpreter.get_dependencies(obj)]}
     raise click.UsageError(f"unsupported operation {operation}")
 
 
@@ -111,7 +162,11 @@ def _run(
 @click.option("--rev", default="HEAD", show_default=True)
 @click.option("--worktree", is_flag=True, help="Read the repository's files on disk instead of a commit.")
 @click.option("--check", is_flag=True, help="Compile every script and check its entry function.")
-@click.option("--operation", type=click.Choice([op.value for op in Operation]), help="The operation to run.")
+@click.option(
+    "--operation",
+    type=click.Choice([op.value for op in Operation], case_sensitive=False),
+    help="The operation to run (any case, as karmadactl: retain, interpretReplica).",
+)
 @click.option(
     "--desired-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -125,7 +180,14 @@ def _run(
 @click.option(
     "--status-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="AggregateStatus: a YAML list of {clusterName, status, applied, health}.",
+    help="AggregateStatus: items {clusterName, status, applied, appliedMessage, health}, one per YAML "
+    "document (karmadactl's format) or as a YAML list.",
+)
+@click.option(
+    "--now",
+    metavar="RFC3339",
+    help="AggregateStatus: what os.time()/os.date() answer "
+    "[default: SOURCE_DATE_EPOCH, else the current time].",
 )
 @click.option("--desired-replica", "replicas", type=int, help="ReviseReplica: the replica count to write.")
 @click.option(
@@ -142,6 +204,7 @@ def interpret(
     observed_file: Path | None,
     status_file: Path | None,
     replicas: int | None,
+    now: str | None,
     resource_quota_estimate: bool,
 ) -> None:
     """Check customizations, or run one interpreter operation on an object."""
@@ -159,16 +222,13 @@ def interpret(
         raise click.exceptions.Exit(1 if failed else 0)
     assert operation is not None
     op = Operation(operation)
-    desired = _read_object(desired_file, "--desired-file") if op in NEEDS_DESIRED else None
-    observed = _read_object(observed_file, "--observed-file") if op in NEEDS_OBSERVED else None
-    status = yaml.safe_load(status_file.read_text()) if status_file is not None else []
+    desired, observed = _objects(op, desired_file, observed_file)
+    status = _status_items(status_file)
     interpreter = ResourceInterpreter(customizations, resource_quota_estimate=resource_quota_estimate)
     subject = desired or observed or {}
     answered = interpreter.answered_by(str(subject.get("apiVersion", "")), str(subject.get("kind", "")), op)
     click.echo(f"# {op.value} answered by {answered or 'nobody'}", err=True)
     click.echo(
-        to_yaml(
-            _run(interpreter, op, desired, observed, replicas, status if isinstance(status, list) else [])
-        ),
+        to_yaml(_run(interpreter, op, desired, observed, replicas, status, _now(now))),
         nl=False,
     )

@@ -11,10 +11,12 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel
+
 from gitops_karmada.core.overrides import unused_override_policies
 from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.core.scheduler.filters import find_untolerated_taint, taint_to_string
-from gitops_karmada.model.base import TaintEffect
+from gitops_karmada.model.base import LabelSelector, TaintEffect
 from gitops_karmada.model.diagnostics import Diagnostic, warning
 
 if TYPE_CHECKING:
@@ -32,7 +34,9 @@ if TYPE_CHECKING:
 
 def cross_object_warnings(inputs: Inputs, index: PolicyIndex) -> list[Diagnostic]:
     """Unknown cluster names, and policies (propagation or override) whose selectors select nothing."""
-    found = list(unknown_cluster_names(inputs))
+    found = list(invalid_label_selectors(inputs))
+    found.extend(unhonoured_fields(inputs))
+    found.extend(unknown_cluster_names(inputs))
     found.extend(_propagation_policies_selecting_nothing(inputs, index))
     found.extend(_override_policies_selecting_nothing(inputs))
     return found
@@ -89,6 +93,59 @@ def untolerated_no_execute(
 
 
 # -- cluster names -------------------------------------------------------------------------------------------
+
+
+def unhonoured_fields(inputs: Inputs) -> Iterator[Diagnostic]:
+    """A warning per field that is accepted (valid Karmada API) but does not affect placement here yet."""
+    policies: list[AnyPropagationPolicy] = [
+        *inputs.propagation_policies,
+        *inputs.cluster_propagation_policies,
+    ]
+    for policy in policies:
+        if policy.spec.placement.workload_affinity is not None:
+            yield warning(
+                "workloadAffinity is accepted but not honoured yet: templates are placed as if it were "
+                "absent",
+                inputs.sources.get((policy.kind, policy.namespace, policy.name)),
+                "spec.placement.workloadAffinity",
+            )
+
+
+def invalid_label_selectors(inputs: Inputs) -> Iterator[Diagnostic]:
+    """A warning per label selector ``metav1.LabelSelectorAsSelector`` refuses, in any policy.
+
+    Karmada's admission accepts such a policy and its matchers treat the selector as matching nothing, so
+    only what that selector would have chosen is affected; saying so at the field keeps it from looking
+    like a scheduling mystery.
+    """
+    policies: list[AnyPropagationPolicy | AnyOverridePolicy] = [
+        *inputs.propagation_policies,
+        *inputs.cluster_propagation_policies,
+        *inputs.override_policies,
+        *inputs.cluster_override_policies,
+    ]
+    for policy in policies:
+        source = inputs.sources.get((policy.kind, policy.namespace, policy.name))
+        for field, selector in _label_selectors(policy.spec, "spec"):
+            assert selector.problem is not None
+            yield warning(
+                f"invalid label selector ({selector.problem}): it selects nothing, as in Karmada",
+                source,
+                field,
+            )
+
+
+def _label_selectors(value: object, field: str) -> Iterator[tuple[str, LabelSelector]]:
+    """The invalid label selectors anywhere in ``value`` with their field paths (camelCase)."""
+    if isinstance(value, LabelSelector):
+        if value.problem is not None:
+            yield field, value
+    elif isinstance(value, BaseModel):
+        for name, info in type(value).model_fields.items():
+            yield from _label_selectors(getattr(value, name), f"{field}.{info.alias or name}")
+    elif isinstance(value, tuple | list):
+        for i, item in enumerate(value):
+            yield from _label_selectors(item, f"{field}[{i}]")
 
 
 def unknown_cluster_names(inputs: Inputs) -> Iterator[Diagnostic]:

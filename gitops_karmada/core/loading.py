@@ -107,7 +107,7 @@ def load_config(raw: bytes | None) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
     if len(documents) != 1 or not isinstance(documents[0].body, Mapping):
         return ToolConfig(), (error("must hold exactly one mapping document", source),)
     try:
-        config = ToolConfig.model_validate(documents[0].body)
+        config = ToolConfig.model_validate(drop_nulls(documents[0].body))
     except ValidationError as err:
         return ToolConfig(), tuple(_validation_diagnostics(err, SourceRef(CONFIG_FILE, documents[0].index)))
     problems = []
@@ -238,9 +238,26 @@ def _documents(
 
 
 def _type_name(value: object) -> str:
-    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        list: "a list",
+        dict: "a mapping",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "a boolean",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def drop_nulls(value: Any) -> Any:
+    """``value`` without null mapping entries, at any depth: what the API server does for fields that are not
+    nullable (a CRD's structural schema prunes them), so ``overrideRules:`` with no value is no list at all
+    and a required field given null is "Required value"."""
+    if isinstance(value, dict):
+        return {key: drop_nulls(item) for key, item in value.items() if item is not None}
+    if isinstance(value, list):
+        return [drop_nulls(item) for item in value]
+    return value
 
 
 def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector: _Collector) -> None:
@@ -277,6 +294,17 @@ def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector
                     prefix.rstrip("."),
                 )
             )
+    elif group == "karmada.io" or group.endswith(".karmada.io"):
+        # a Karmada kind under a group Karmada does not have is a typo, never a resource template
+        known_kinds = {k for (_, k) in _KARMADA_KINDS}
+        hint = f" (did you mean apiVersion {_expected_version(kind)}?)" if kind in known_kinds else ""
+        collector.diagnostics.append(
+            warning(
+                f"{api_version} {kind} is not a Karmada API that gitops-karmada knows; ignored{hint}",
+                source,
+                f"{prefix}apiVersion",
+            )
+        )
     elif api_version == wellknown.TOOL_CONFIG_API_VERSION:
         collector.diagnostics.append(
             error(f"the tool configuration belongs in {CONFIG_FILE} at the repository root", source)
@@ -293,7 +321,7 @@ def _parse_karmada(
     model: type[KarmadaObject], body: Mapping[str, Any], source: SourceRef, prefix: str, collector: _Collector
 ) -> None:
     try:
-        obj = model.model_validate(body)
+        obj = model.model_validate(drop_nulls(body))
     except ValidationError as err:
         collector.diagnostics.extend(_validation_diagnostics(err, source, prefix))
         return
@@ -337,7 +365,7 @@ def _parse_karmada(
 
 _PYDANTIC_MESSAGES: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "extra_forbidden": lambda e: "unknown field",
-    "missing": lambda e: "required field is missing",
+    "missing": lambda e: "Required value",
     "greater_than_equal": lambda e: f"must be >= {e['ctx']['ge']}" if e["ctx"]["ge"] != 1 else "must be > 0",
     "greater_than": lambda e: f"must be > {e['ctx']['gt']}",
     "less_than_equal": lambda e: f"must be <= {e['ctx']['le']}",

@@ -18,6 +18,7 @@ from gitops_karmada.core.binding import (
 )
 from gitops_karmada.core.claims import Claim, keep_previous
 from gitops_karmada.core.context import tie_break_uid
+from gitops_karmada.core.defaults import DEFAULT_SCHEDULER_NAME
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.interpreter import Operation
 from gitops_karmada.core.render import template_hash
@@ -25,7 +26,7 @@ from gitops_karmada.core.scheduler import ScheduleRequest, ScheduleResult, sched
 from gitops_karmada.core.triggers import scheduling_reason
 from gitops_karmada.model.bindings import TargetCluster
 from gitops_karmada.model.config import FeatureGate
-from gitops_karmada.model.diagnostics import Diagnostic, error
+from gitops_karmada.model.diagnostics import Diagnostic, error, warning
 from gitops_karmada.model.errors import InterpretError
 from gitops_karmada.model.policies import ActivationPreference
 
@@ -103,6 +104,9 @@ def place(ctx: RunContext, claim: Claim) -> Placement | TemplateOutcome:
         assert prev is not None
         return replace(base, targets=prev.spec.clusters, condition=_kept_condition(prev))
     assert match.policy is not None
+    scheduler = match.policy.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
+    if scheduler != DEFAULT_SCHEDULER_NAME:
+        return _other_scheduler(base, scheduler, prev, template)
     placement = match.policy.spec.placement
     rescheduling = key.identity in ctx.reschedule
     reason = scheduling_reason(
@@ -135,6 +139,24 @@ def place(ctx: RunContext, claim: Claim) -> Placement | TemplateOutcome:
         schedule=result,
         reason=reason,
         diagnostics=diagnostics,
+    )
+
+
+def _other_scheduler(
+    base: Placement, scheduler: str, prev: ResourceBinding | None, template: Manifest
+) -> Placement:
+    """Karmada's scheduler leaves a binding for another scheduler alone: no result, or the one it had."""
+    kept = prev.spec.clusters if prev is not None else ()
+    outcome = "its previous clusters are kept" if kept else "it stays unscheduled and nothing is rendered"
+    message = (
+        f"schedulerName is {scheduler!r}: only Karmada's {DEFAULT_SCHEDULER_NAME} runs here and it leaves "
+        f"this binding to that scheduler; {outcome}"
+    )
+    return replace(
+        base,
+        targets=kept,
+        condition=prev.condition("Scheduled") if prev is not None else None,
+        diagnostics=(warning(message, template.source, subject=str(template.key)),),
     )
 
 

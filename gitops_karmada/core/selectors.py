@@ -28,7 +28,9 @@ class ImplicitPriority(enum.IntEnum):
 
 
 def labels_match(selector: LabelSelector, labels: Mapping[str, str]) -> bool:
-    """Kubernetes label-selector semantics; an empty selector matches everything."""
+    """Kubernetes label-selector semantics; an empty selector matches everything, an invalid one nothing."""
+    if selector.problem is not None:
+        return False
     for key, value in selector.match_labels.items():
         if labels.get(key) != value:
             return False
@@ -43,6 +45,8 @@ def labels_match(selector: LabelSelector, labels: Mapping[str, str]) -> bool:
                 ok = present
             case SelectorOperator.DOES_NOT_EXIST:
                 ok = not present
+            case _:  # unreachable: ``problem`` names any other operator
+                return False
         if not ok:
             return False
     return True

@@ -8,6 +8,7 @@ validation error's location is already the field path a user sees in YAML. Unkno
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from typing import Annotated, Any
 
@@ -118,26 +119,46 @@ class SelectorOperator(enum.StrEnum):
 
 class LabelSelectorRequirement(ApiModel):
     key: str
-    operator: SelectorOperator
+    operator: str
+    """A SelectorOperator when valid; anything else is kept so that the selector can select nothing."""
     values: tuple[str, ...] = ()
 
-    @model_validator(mode="after")
-    def _values_match_operator(self) -> LabelSelectorRequirement:
-        problem = qualified_name_problem(self.key)
-        if problem:
-            raise ValueError(problem)
+    def problem(self) -> str | None:
+        """What ``metav1.LabelSelectorAsSelector`` refuses in this requirement, or None."""
+        if self.operator not in SelectorOperator.__members__.values():
+            return f"{self.operator!r} is not a valid label selector operator"
+        key_problem = qualified_name_problem(self.key)
+        if key_problem:
+            return key_problem
         if self.operator in (SelectorOperator.IN, SelectorOperator.NOT_IN) and not self.values:
-            raise ValueError(f"values must be non-empty for operator {self.operator.value}")
+            return f"values must be non-empty for operator {self.operator}"
         if self.operator in (SelectorOperator.EXISTS, SelectorOperator.DOES_NOT_EXIST) and self.values:
-            raise ValueError(f"values must be empty for operator {self.operator.value}")
-        return self
+            return f"values must be empty for operator {self.operator}"
+        return next(filter(None, map(label_value_problem, self.values)), None)
 
 
 class LabelSelector(ApiModel):
-    """metav1.LabelSelector. An empty selector (``{}``) matches everything; a nil one is not a selector."""
+    """metav1.LabelSelector. An empty selector (``{}``) matches everything; a nil one is not a selector.
 
-    match_labels: Labels = Field(default_factory=dict)
+    An invalid selector is accepted, as Karmada's admission accepts it, and selects nothing (Karmada's
+    matchers treat ``LabelSelectorAsSelector``'s error as no match); ``problem`` says why.
+    """
+
+    match_labels: dict[str, str] = Field(default_factory=dict)
     match_expressions: tuple[LabelSelectorRequirement, ...] = ()
+
+    @functools.cached_property
+    def problem(self) -> str | None:
+        """What makes ``metav1.LabelSelectorAsSelector`` refuse this selector, or None when it is valid."""
+        for key, value in self.match_labels.items():
+            problem = qualified_name_problem(key) or label_value_problem(value)
+            if problem:
+                return f"matchLabels: {problem}"
+        for i, requirement in enumerate(self.match_expressions):
+            problem = requirement.problem()
+            if problem:
+                return f"matchExpressions[{i}]: {problem}"
+        return None
 
 
 class TolerationOperator(enum.StrEnum):
@@ -160,10 +181,10 @@ class Toleration(ApiModel):
 
     @model_validator(mode="after")
     def _exists_has_no_value(self) -> Toleration:
+        # Karmada does not apply corev1's "operator must be Exists when key is empty": its own example
+        # tolerates {effect: NoSchedule}, which then matches taints of any key whose value is empty
         if self.operator is TolerationOperator.EXISTS and self.value:
             raise ValueError("value must be empty when operator is Exists")
-        if not self.key and self.operator is not TolerationOperator.EXISTS:
-            raise ValueError("operator must be Exists when key is empty")
         return self
 
 

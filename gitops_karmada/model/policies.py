@@ -114,12 +114,42 @@ class ReplicaSchedulingStrategy(ApiModel):
     weight_preference: ClusterPreferences | None = None
 
 
+def _label_key(value: str) -> str:
+    problem = qualified_name_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+class WorkloadAffinityTerm(ApiModel):
+    affinity_label_key: str
+
+    _valid_key = field_validator("affinity_label_key")(_label_key)
+
+
+class WorkloadAntiAffinityTerm(ApiModel):
+    anti_affinity_label_key: str
+
+    _valid_key = field_validator("anti_affinity_label_key")(_label_key)
+
+
+class WorkloadAffinity(ApiModel):
+    """Inter-workload affinity (Karmada's ``ValidateWorkloadAffinity`` checks the label keys).
+
+    Accepted and validated; not honoured yet: placement ignores it, with a warning at the policy.
+    """
+
+    affinity: WorkloadAffinityTerm | None = None
+    anti_affinity: WorkloadAntiAffinityTerm | None = None
+
+
 class Placement(ApiModel):
     cluster_affinity: ClusterAffinity | None = None
     cluster_affinities: tuple[ClusterAffinityTerm, ...] = ()
     cluster_tolerations: tuple[Toleration, ...] = ()
     spread_constraints: tuple[SpreadConstraint, ...] = ()
     replica_scheduling: ReplicaSchedulingStrategy | None = None
+    workload_affinity: WorkloadAffinity | None = None
 
     @model_validator(mode="after")
     def _webhook_rules(self) -> Placement:

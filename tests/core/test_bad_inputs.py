@@ -6,7 +6,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from gitops_karmada.core.detector import PolicyIndex
+from gitops_karmada.core.lint import cross_object_warnings
 from gitops_karmada.core.loading import CONFIG_FILE, load, load_config
+from gitops_karmada.core.selectors import ImplicitPriority, resource_selector_priority
 from gitops_karmada.model.diagnostics import Severity
 from tests.cli.test_reconcile import WEB_POLICY
 from tests.fleet import FleetRepo
@@ -49,7 +52,7 @@ CASES: list[tuple[str, str, str]] = [
     (
         "missing-selectors",
         PP_HEAD + "spec:\n  placement: {}\n",
-        "bad.yaml[0] spec.resourceSelectors: required field is missing",
+        "bad.yaml[0] spec.resourceSelectors: Required value",
     ),
     (
         "empty-selectors",
@@ -59,7 +62,7 @@ CASES: list[tuple[str, str, str]] = [
     (
         "selector-without-kind",
         PP_HEAD + "spec:\n  resourceSelectors:\n  - apiVersion: v1\n",
-        "bad.yaml[0] spec.resourceSelectors[0].kind: required field is missing",
+        "bad.yaml[0] spec.resourceSelectors[0].kind: Required value",
     ),
     (
         "affinity-and-affinities",
@@ -90,12 +93,6 @@ CASES: list[tuple[str, str, str]] = [
         PP_HEAD + SELECTORS + "  placement:\n    clusterTolerations:\n"
         "    - {key: a, operator: Exists, value: b}\n",
         "spec.placement.clusterTolerations[0]: value must be empty when operator is Exists",
-    ),
-    (
-        "label-selector-in-without-values",
-        PP_HEAD + "spec:\n  resourceSelectors:\n  - apiVersion: v1\n    kind: Pod\n"
-        "    labelSelector:\n      matchExpressions:\n      - {key: app, operator: In}\n",
-        "spec.resourceSelectors[0].labelSelector.matchExpressions[0]: values must be non-empty for operator In",
     ),
     (
         "template-name-invalid",
@@ -182,10 +179,16 @@ CASES: list[tuple[str, str, str]] = [
         "bad.yaml[0] spec.overrideRules[0].overriders.plaintext[0]: value is required for operator add",
     ),
     (
+        "overriders-null",
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: o}\n"
+        "spec:\n  overrideRules:\n  - overriders:\n",
+        "bad.yaml[0] spec.overrideRules[0].overriders: Required value",
+    ),
+    (
         "quota-without-overall",
         "apiVersion: policy.karmada.io/v1alpha1\nkind: FederatedResourceQuota\n"
         "metadata: {name: q}\nspec: {}\n",
-        "bad.yaml[0] spec.overall: required field is missing",
+        "bad.yaml[0] spec.overall: Required value",
     ),
     (
         "config-in-the-wrong-place",
@@ -254,6 +257,68 @@ CASES: list[tuple[str, str, str]] = [
         "bad.yaml[0] items[0].metadata.name: 'Bad' is not a valid Kubernetes name",
     ),
 ]
+
+
+def test_karmada_kinds_that_are_not_supported_or_in_a_wrong_group_are_warned_about_and_skipped() -> None:
+    config, _ = load_config(None)
+    text = (
+        "apiVersion: karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: o, namespace: shop}\n---\n"
+        "apiVersion: networking.karmada.io/v1alpha1\nkind: MultiClusterIngress\nmetadata: {name: i}\n---\n"
+        "apiVersion: example.karmada.io/v1\nkind: Gadget\nmetadata: {name: g}\n"
+    )
+    result = load({"k.yaml": text.encode()}, config)
+    assert {d.severity for d in result.diagnostics} == {Severity.WARNING}
+    assert [str(d) for d in result.diagnostics] == [
+        "k.yaml[0] apiVersion: karmada.io/v1alpha1 OverridePolicy is not a Karmada API that "
+        "gitops-karmada knows; ignored (did you mean apiVersion policy.karmada.io/v1alpha1?)",
+        "k.yaml[1]: networking.karmada.io/v1alpha1 MultiClusterIngress is not supported by "
+        "gitops-karmada; ignored",
+        "k.yaml[2] apiVersion: example.karmada.io/v1 Gadget is not a Karmada API that gitops-karmada "
+        "knows; ignored",
+    ]
+    assert result.inputs.templates == ()
+
+
+def test_an_invalid_label_selector_is_admitted_selects_nothing_and_is_warned_about() -> None:
+    """Karmada's admission accepts it; ``LabelSelectorAsSelector`` fails in the matcher, so no match."""
+    config, _ = load_config(None)
+    text = (
+        PP_HEAD + "spec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n"
+        "    labelSelector:\n      matchExpressions:\n      - {key: app, operator: In}\n"
+        "  placement:\n    clusterAffinity:\n      labelSelector:\n        matchLabels: {'': x}\n"
+        "---\n" + DEPLOY + "  name: web\n  namespace: shop\n  labels: {app: web}\n"
+    )
+    result = load({"bad.yaml": text.encode()}, config)
+    assert result.ok
+    policy = result.inputs.propagation_policies[0]
+    template = result.inputs.templates[0]
+    priority = resource_selector_priority(template.body, policy.spec.resource_selectors[0])
+    assert priority is ImplicitPriority.MISMATCH
+    index = PolicyIndex.build(result.inputs.propagation_policies, result.inputs.cluster_propagation_policies)
+    warnings = [str(d) for d in cross_object_warnings(result.inputs, index)]
+    assert warnings[:2] == [
+        "bad.yaml[0] spec.resourceSelectors[0].labelSelector: invalid label selector (matchExpressions[0]: "
+        "values must be non-empty for operator In): it selects nothing, as in Karmada",
+        "bad.yaml[0] spec.placement.clusterAffinity.labelSelector: invalid label selector (matchLabels: "
+        "key '' must be 63 characters or less, begin and end with an alphanumeric character and contain "
+        "only alphanumerics, '-', '_' or '.'): it selects nothing, as in Karmada",
+    ]
+
+
+def test_an_optional_field_given_null_is_dropped_as_the_api_server_does() -> None:
+    config, _ = load_config(None)
+    text = (
+        "apiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\nmetadata: {name: o, namespace: shop}\n"
+        "spec:\n  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment, name: null}\n"
+        "  overrideRules:\n---\n" + PP_HEAD + SELECTORS + "  placement:\n    clusterAffinity:\n"
+    )
+    result = load({"ok.yaml": text.encode()}, config)
+    assert [str(d) for d in result.diagnostics] == []
+    (override,) = result.inputs.override_policies
+    assert override.spec.override_rules == ()
+    assert override.spec.resource_selectors[0].name == ""
+    (policy,) = result.inputs.propagation_policies
+    assert policy.spec.placement.cluster_affinity is None
 
 
 @pytest.mark.parametrize(("text", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])

@@ -8,6 +8,7 @@ empty tables pruned after the operation's reference objects; typed results decod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.interpreter import typed
@@ -138,6 +139,7 @@ class ScriptedInterpreter:
         args: tuple[Any, ...],
         nret: int,
         decode: Callable[[list[Any]], Any],
+        now: int | None = None,
     ) -> list[Any]:
         """Run every script for the operation (one, or several for dependencies) and decode each answer."""
         key = (str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
@@ -147,7 +149,7 @@ class ScriptedInterpreter:
         answers = []
         for owned in scripts:
             try:
-                results = self._sandbox(key).call(owned.script, ENTRY_POINTS[operation], args, nret)
+                results = self._sandbox(key).call(owned.script, ENTRY_POINTS[operation], args, nret, now=now)
                 answers.append(decode(results))
             except LuaFailure as failure:
                 raise self._failure(obj, operation, owned.owner, failure.message, failure.reason) from None
@@ -211,7 +213,8 @@ class ScriptedInterpreter:
         def decode(results: list[Any]) -> dict[str, Any] | None:
             if results[0] is None:
                 return None
-            return object_result(results[0], (obj.get("status"),))
+            # Karmada converts a status result with no reference objects: every empty table goes
+            return object_result(results[0], ())
 
         (answer,) = self._run(obj, Operation.INTERPRET_STATUS, (obj,), 1, decode)
         return answer  # type: ignore[no-any-return]
@@ -219,13 +222,16 @@ class ScriptedInterpreter:
     def aggregate_status(
         self, obj: Mapping[str, Any], items: Sequence[AggregatedStatusItem], now: str | None = None
     ) -> dict[str, Any]:
-        """``now`` is not used: scripts get no clock here (Karmada's could call os.time())."""
+        """``now`` (RFC 3339) is what the script's ``os.time()`` and ``os.date()`` answer (Karmada's read
+        the clock). No status items reach the script as nil, as Karmada's nil slice does."""
 
         def decode(results: list[Any]) -> dict[str, Any]:
-            return object_result(results[0], (obj,))
+            # converted with no reference objects, as Karmada does: every empty table goes
+            return object_result(results[0], ())
 
-        lua_items = [aggregated_status_item_json(item) for item in items]
-        (answer,) = self._run(obj, Operation.AGGREGATE_STATUS, (obj, lua_items), 1, decode)
+        lua_items = [aggregated_status_item_json(item) for item in items] or None
+        epoch = int(datetime.fromisoformat(now.replace("Z", "+00:00")).timestamp()) if now else None
+        (answer,) = self._run(obj, Operation.AGGREGATE_STATUS, (obj, lua_items), 1, decode, epoch)
         return answer  # type: ignore[no-any-return]
 
     def interpret_health(self, obj: Mapping[str, Any]) -> bool:

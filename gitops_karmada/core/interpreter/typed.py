@@ -185,7 +185,7 @@ def _decode_quantity(value: Any, where: str) -> Quantity:
 
 def _validated(model: type[_M], data: Any, where: str) -> _M:
     try:
-        return model.model_validate(data)
+        validated = model.model_validate(data)
     except ValidationError as err:
         problems = "; ".join(
             f"{where}.{'.'.join(str(p) for p in e['loc'])}: {e['msg']}"
@@ -194,6 +194,15 @@ def _validated(model: type[_M], data: Any, where: str) -> _M:
             for e in err.errors()
         )
         raise FieldTypeError(problems) from None
+    return validated
+
+
+def _dependency_selector(data: Any, where: str) -> LabelSelector:
+    selector = _validated(LabelSelector, data, where)
+    if selector.problem is not None:
+        # a dependency's selector is used at once: Karmada's distributor fails on an invalid one
+        raise FieldTypeError(f"{where}: {selector.problem}")
+    return selector
 
 
 def _drop_empty_toleration_enums(claim: dict[str, Any]) -> None:
@@ -252,7 +261,7 @@ def dependencies(value: Any, where: str = "dependencies") -> tuple[DependentObje
                 kind=item["kind"],
                 namespace=item.get("namespace", ""),
                 name=item.get("name", ""),
-                label_selector=_validated(LabelSelector, selector, f"{where}[{i}].labelSelector")
+                label_selector=_dependency_selector(selector, f"{where}[{i}].labelSelector")
                 if selector is not None
                 else None,
             )

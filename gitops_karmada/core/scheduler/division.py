@@ -391,7 +391,13 @@ def assign_replicas(candidates: Sequence[ClusterDetail], given: AssignmentInput)
     if not candidates:
         raise AssignmentError("no clusters available to schedule")
     if not is_workload(given):
-        result = tuple(TargetCluster(name=c.name, components=given.components) for c in candidates)
+        # per-cluster components are recorded only for a workload of more than one component (Karmada)
+        result = tuple(
+            TargetCluster(name=c.name, components=given.components)
+            if given.component_count > 1
+            else TargetCluster(name=c.name)
+            for c in candidates
+        )
         return DivisionRecord(strategy=None, replicas=given.replicas, result=result)
     record = (
         _divide_by_tiers(candidates, given) if given.overflow else _divide(candidates, given, given.replicas)

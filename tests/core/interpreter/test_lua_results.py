@@ -241,14 +241,60 @@ def test_aggregate_status_sees_items_as_go_marshals_them() -> None:
     assert result["status"] == {"ready": 2, "seen": "m1:true:Healthy,m2:nil:nil"}
 
 
+def test_no_status_items_reach_the_script_as_nil_not_an_empty_table() -> None:
+    """Karmada's scripts branch on ``statusItems == nil`` (a nil Go slice marshals as null)."""
+    script = """
+    function AggregateStatus(desired, statusItems)
+      if statusItems == nil then
+        desired.status = {seen = "nil"}
+      else
+        desired.status = {seen = type(statusItems) .. ":" .. #statusItems}
+      end
+      return desired
+    end
+    """
+    interpreter = _interpreter(statusAggregation=script)
+    assert interpreter.aggregate_status(widget(), [])["status"] == {"seen": "nil"}
+    one = [AggregatedStatusItem(cluster_name="m1")]
+    assert interpreter.aggregate_status(widget(), one)["status"] == {"seen": "table:1"}
+
+
+def test_status_results_lose_every_empty_table_even_where_the_desired_object_had_one() -> None:
+    """AggregateStatus and ReflectStatus results are converted with no reference objects."""
+    script = """
+    function AggregateStatus(desired, statusItems)
+      desired.status = {conditions = {}, replicas = 0, nested = {list = {}, keep = "x"}}
+      return desired
+    end
+    """
+    desired = {**widget(), "spec": {"size": 1, "selector": {}}}
+    result = _interpreter(statusAggregation=script).aggregate_status(desired, [])
+    assert result["status"] == {"replicas": 0, "nested": {"keep": "x"}}
+    assert "selector" not in result["spec"]
+
+
+def test_os_time_and_date_in_aggregate_status_answer_the_injected_time() -> None:
+    """Karmada's Notebook and TFJob scripts stamp conditions with os.date(); here "now" is passed in."""
+    script = """
+    function AggregateStatus(desired, statusItems)
+      desired.status = {at = os.date("!%Y-%m-%dT%H:%M:%SZ"), epoch = os.time()}
+      return desired
+    end
+    """
+    interpreter = _interpreter(statusAggregation=script)
+    result = interpreter.aggregate_status(widget(), [], now="2026-11-24T06:00:00Z")
+    assert result["status"] == {"at": "2026-11-24T06:00:00Z", "epoch": 1795500000}
+    with pytest.raises(ResourceInterpretError, match="this operation gets no current time"):
+        interpreter.aggregate_status(widget(), [])
+
+
 def test_reflect_status_nil_means_no_status() -> None:
     script = "function ReflectStatus(obj) if obj.status == nil then return nil end return obj.status end"
     interpreter = _interpreter(statusReflection=script)
     assert interpreter.reflect_status(widget()) is None
-    assert interpreter.reflect_status({**widget(), "status": {"ready": 1, "conditions": []}}) == {
-        "conditions": [],
-        "ready": 1,
-    }
+    # converted without reference objects, as Karmada does: the empty table goes even though the
+    # observed status had it
+    assert interpreter.reflect_status({**widget(), "status": {"ready": 1, "conditions": []}}) == {"ready": 1}
 
 
 @pytest.mark.parametrize(

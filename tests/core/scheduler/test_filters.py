@@ -66,6 +66,9 @@ TOLERATION_TABLE = [
         {"key": "any", "value": "x", "effect": "NoExecute"},
         False,
     ),
+    # Karmada's artifacts/example/propagationpolicy_taintToleration.yaml: no key, no operator
+    ({"effect": "NoSchedule"}, {"key": "any", "effect": "NoSchedule"}, True),
+    ({"effect": "NoSchedule"}, {"key": "any", "value": "x", "effect": "NoSchedule"}, False),
 ]
 TOLERATION_IDS = [
     "empty-key-exists-tolerates-all",
@@ -80,6 +83,8 @@ TOLERATION_IDS = [
     "exists-with-effect",
     "empty-key-exists-one-effect",
     "empty-key-exists-other-effect",
+    "keyless-equal-matches-any-key-with-empty-value",
+    "keyless-equal-needs-the-same-value",
 ]
 
 

@@ -32,7 +32,7 @@ end
 -- Instruction budget: a count hook every HOOK_STEP instructions. Once the budget is spent the hook fires
 -- on every instruction, so a script that catches the error with pcall cannot run on. `armed` is reset
 -- from Python (a raw table write, which runs no Lua code) if the error escapes the host.
-local state = { count = 0, limit = 0, exceeded = false, timed_out = false, armed = false }
+local state = { count = 0, limit = 0, exceeded = false, timed_out = false, armed = false, now = nil }
 local TIME_CHECK_EVERY = 16 -- hook calls between two time checks (when Python passed a clock)
 
 local function hook()
@@ -271,8 +271,9 @@ local function new_random(lib)
   end
 end
 
--- os: Karmada exposes a "safe" os with time and date. Reading the clock would make output depend on
--- when the run happens, so both need an explicit time; dates are UTC (Karmada's pods run in UTC).
+-- os: Karmada exposes a "safe" os with time and date. The sandbox never reads the clock: "now" is the
+-- time the caller injects for the call (the status operations get the run's time), and without one both
+-- need an explicit time. Dates are UTC (Karmada's pods run in UTC).
 local function days_from_civil(y, m, d)
   if m <= 2 then
     y = y - 1
@@ -288,7 +289,10 @@ end
 local SAFE_OS = {}
 SAFE_OS.time = function(t)
   if t == nil then
-    error("os.time() needs a date table: the sandbox does not read the clock", 2)
+    if state.now ~= nil then
+      return state.now
+    end
+    error("os.time() needs a date table: this operation gets no current time", 2)
   end
   if type(t) ~= "table" then
     error("bad argument #1 to 'time' (table expected, got " .. type(t) .. ")", 2)
@@ -315,7 +319,10 @@ SAFE_OS.time = function(t)
 end
 SAFE_OS.date = function(format, t)
   if t == nil then
-    error("os.date() needs a time: the sandbox does not read the clock", 2)
+    t = state.now
+  end
+  if t == nil then
+    error("os.date() needs a time: this operation gets no current time", 2)
   end
   if format == nil then
     format = "%c"
@@ -469,8 +476,9 @@ end
 
 -- Run `function_name` of a compiled chunk. Returns "ok" and the results as JSON texts, or
 -- "script"/"result" and a message (a failure of the script, or a result JSON cannot represent).
-local function run(chunk, function_name, nret, ...)
+local function run(chunk, function_name, nret, now, ...)
   reset()
+  state.now = now
   local env, err = load_env(chunk)
   if env == nil then
     return "script", err

@@ -150,12 +150,14 @@ class LocalExecutor:
             self._runtime = _Runtime(self._limits, self._resource_quota_estimate)
         return self._runtime
 
-    def call(self, script: LuaScript, function: str, nret: int, args_json: bytes) -> tuple[str, ...]:
+    def call(
+        self, script: LuaScript, function: str, nret: int, args_json: bytes, now: int | None = None
+    ) -> tuple[str, ...]:
         runtime = self._current()
 
         def run() -> Any:
             lua_args = [runtime.to_lua(arg) for arg in orjson.loads(args_json)]
-            return runtime.run_fn(runtime.chunk(script), function, nret, *lua_args)
+            return runtime.run_fn(runtime.chunk(script), function, nret, now, *lua_args)
 
         status, *payload = self._guarded(runtime, run)
         self._check(runtime, status, payload[0] if payload else None)

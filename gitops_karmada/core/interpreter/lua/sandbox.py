@@ -45,22 +45,27 @@ class LuaSandbox:
             if limits.isolated
             else LocalExecutor(limits, resource_quota_estimate)
         )
-        self._answers: OrderedDict[tuple[LuaScript, str, int, bytes], tuple[str, ...]] = OrderedDict()
+        self._answers: OrderedDict[tuple[LuaScript, str, int, bytes, int | None], tuple[str, ...]] = (
+            OrderedDict()
+        )
 
-    def call(self, script: LuaScript, function: str, args: tuple[Any, ...], nret: int) -> list[Any]:
+    def call(
+        self, script: LuaScript, function: str, args: tuple[Any, ...], nret: int, *, now: int | None = None
+    ) -> list[Any]:
         """``function(*args)`` of ``script``: ``nret`` results decoded from JSON (``[]``: an empty table).
 
-        A call is a pure function of the script and the arguments (fresh globals, no clock, seeded
+        ``now`` (Unix seconds) is what ``os.time()`` and ``os.date()`` without a time answer; without it they
+        fail. A call is a pure function of the script, the arguments and ``now`` (fresh globals, seeded
         random), so successful answers are cached: the pipeline asks the same question once per cluster.
         """
         try:
             args_json = orjson.dumps(args, option=orjson.OPT_NON_STR_KEYS, default=_plain)
         except (TypeError, orjson.JSONEncodeError) as err:
             raise LuaFailure(FailureReason.INVALID_OBJECT, f"object is not JSON data: {err}") from None
-        key = (script, function, nret, args_json)
+        key = (script, function, nret, args_json, now)
         cached = self._answers.get(key)
         if cached is None:
-            cached = self._answers[key] = self._executor.call(script, function, nret, args_json)
+            cached = self._answers[key] = self._executor.call(script, function, nret, args_json, now)
             if len(self._answers) > _CACHED_ANSWERS:
                 self._answers.popitem(last=False)
         else:

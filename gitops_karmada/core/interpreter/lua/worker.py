@@ -41,6 +41,7 @@ class _Request:
     names: tuple[str, ...]
     nret: int
     args_json: bytes
+    now: int | None
     forget: tuple[int, ...]
     """Executors closed since the last request: their runtimes can go."""
 
@@ -67,7 +68,9 @@ def _serve(connection: Connection) -> None:
             else:
                 answer = (
                     "ok",
-                    executor.call(request.script, request.function, request.nret, request.args_json),
+                    executor.call(
+                        request.script, request.function, request.nret, request.args_json, request.now
+                    ),
                 )
         except LuaFailure as failure:
             answer = ("fail", failure.reason.value, failure.message)
@@ -119,8 +122,8 @@ def _ask(request: _Request, seconds: float) -> tuple[Any, ...] | None:
                 return None
             answer: tuple[Any, ...] = worker.connection.recv()
         except (EOFError, OSError):
+            worker.stop()  # reaps it: the exit code is known after the join
             code = worker.process.exitcode
-            worker.stop()
             _worker = None
             raise LuaFailure(
                 FailureReason.SCRIPT_ERROR, f"the Lua worker process ended (exit code {code})"
@@ -140,16 +143,24 @@ class IsolatedExecutor:
         self._spent = 0.0
         self._closed = False
 
-    def call(self, script: LuaScript, function: str, nret: int, args_json: bytes) -> tuple[str, ...]:
-        answer: tuple[str, ...] = self._run(script, function, (), nret, args_json)
+    def call(
+        self, script: LuaScript, function: str, nret: int, args_json: bytes, now: int | None = None
+    ) -> tuple[str, ...]:
+        answer: tuple[str, ...] = self._run(script, function, (), nret, args_json, now)
         return answer
 
     def defined(self, script: LuaScript, names: tuple[str, ...]) -> tuple[bool, ...]:
-        answer: tuple[bool, ...] = self._run(script, None, names, 0, b"")
+        answer: tuple[bool, ...] = self._run(script, None, names, 0, b"", None)
         return answer
 
     def _run(
-        self, script: LuaScript, function: str | None, names: tuple[str, ...], nret: int, args_json: bytes
+        self,
+        script: LuaScript,
+        function: str | None,
+        names: tuple[str, ...],
+        nret: int,
+        args_json: bytes,
+        now: int | None,
     ) -> Any:
         remaining = self._limits.run_seconds - self._spent
         if remaining <= 0:
@@ -168,6 +179,7 @@ class IsolatedExecutor:
             names,
             nret,
             args_json,
+            now,
             forget,
         )
         seconds = min(self._limits.call_seconds, remaining)
