@@ -2,8 +2,9 @@
 
 Lists an issue's comments (following ``Link: rel="next"`` pagination), creates and updates one. The
 base URL is ``GITHUB_API_URL`` (GitHub Enterprise, or a loopback server in tests). The token is sent
-only to that origin, never logged, and kept out of ``repr``; failures are ``GitHubError`` with the status
-and GitHub's message.
+only to that origin: a pagination link or a redirect to another origin is refused (urllib would otherwise
+forward the ``Authorization`` header). It is kept out of ``repr`` and scrubbed from every error message,
+even one where the server echoes it back; failures are ``GitHubError`` with the status and GitHub's message.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ PER_PAGE = 100
 MAX_PAGES = 100
 """10,000 comments: far more than a pull request has; a bound against a server that never ends."""
 _NEXT_LINK = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+MAX_REDIRECTS = 5
+SCRUBBED = "***"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,12 @@ class GitHubClient:
         return url
 
     def _request(self, method: str, url: str, data: dict[str, Any] | None = None) -> tuple[Any, Any]:
+        try:
+            return self._send(method, url, data)
+        except GitHubError as err:
+            raise GitHubError(err.status, _scrub(err.message, self.token)) from None
+
+    def _send(self, method: str, url: str, data: dict[str, Any] | None) -> tuple[Any, Any]:
         if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
             raise GitHubError(0, f"{url}: only http(s) URLs are supported")
         body = json.dumps(data).encode() if data is not None else None
@@ -104,8 +113,9 @@ class GitHubClient:
         request.add_header("Authorization", f"Bearer {self.token}")
         if body is not None:
             request.add_header("Content-Type", "application/json")
+        opener = urllib.request.build_opener(_SameOriginRedirects(_origin(self.api_url)))
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            with opener.open(request, timeout=self.timeout) as response:
                 raw = response.read()
                 headers = response.headers
         except urllib.error.HTTPError as err:
@@ -117,6 +127,28 @@ class GitHubClient:
             return (json.loads(raw) if raw else None), headers
         except ValueError:
             raise GitHubError(0, f"{method} {url}: the answer is not JSON") from None
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect (a renamed repository) only within the API's origin, where the token belongs."""
+
+    max_redirections = MAX_REDIRECTS
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+
+    def redirect_request(
+        self, req: urllib.request.Request, fp: Any, code: int, msg: str, headers: Any, newurl: str
+    ) -> urllib.request.Request | None:
+        target = _origin(urllib.parse.urljoin(req.full_url, newurl))
+        if target != self.origin:
+            raise GitHubError(code, f"refusing to follow a redirect to another origin: {target}")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _scrub(text: str, token: str) -> str:
+    """``text`` without the token (a server or proxy may echo the ``Authorization`` header back)."""
+    return text.replace(token, SCRUBBED) if token else text
 
 
 def is_permission_denied(err: GitHubError) -> bool:

@@ -69,4 +69,5 @@ class GitHubError(AdapterError):
 
     def __init__(self, status: int, message: str) -> None:
         self.status = status
+        self.message = message
         super().__init__(f"GitHub API {status}: {message}")

@@ -27,6 +27,7 @@ class Request:
     path: str
     query: dict[str, list[str]]
     body: Any
+    authorization: str | None = None
 
 
 @dataclass
@@ -37,6 +38,10 @@ class GitHubState:
     max_per_page: int = 100
     next_link_origin: str | None = None
     """Send ``Link: rel="next"`` to this origin instead of our own (a hostile or broken server)."""
+    redirects: dict[str, str] = field(default_factory=dict)
+    """Path prefix -> URL prefix: answer 307 with the rewritten ``Location`` (a renamed repository)."""
+    echo_authorization: bool = False
+    """Answer 400 with the received ``Authorization`` header in the message (a careless proxy)."""
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
     log_lines: list[str] = field(default_factory=list)
@@ -115,8 +120,15 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(length) if length else b""
         body = json.loads(raw) if raw else None
         state = self.github
-        state.requests.append(Request(method, url.path, urllib.parse.parse_qs(url.query), body))
-        if self.headers.get("Authorization") not in (f"Bearer {state.token}", f"token {state.token}"):
+        authorization = self.headers.get("Authorization")
+        state.requests.append(Request(method, url.path, urllib.parse.parse_qs(url.query), body, authorization))
+        for prefix, target in state.redirects.items():
+            if url.path.startswith(prefix):
+                location = target + url.path[len(prefix) :] + (f"?{url.query}" if url.query else "")
+                return self._send(307, {"message": "Temporary Redirect"}, {"Location": location})
+        if state.echo_authorization:
+            return self._send(400, {"message": f"cannot parse header Authorization: {authorization}"})
+        if authorization not in (f"Bearer {state.token}", f"token {state.token}"):
             return self._send(
                 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
             )

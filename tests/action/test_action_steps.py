@@ -165,6 +165,24 @@ def test_a_fork_gets_the_job_summary_and_does_not_fail(pull_request: Runner) -> 
     _assert_no_token(run, pull_request, github)
 
 
+def test_a_redirect_to_another_origin_fails_without_sending_the_token(pull_request: Runner) -> None:
+    with FakeGitHub(TOKEN, REPOSITORY) as elsewhere, FakeGitHub(TOKEN, REPOSITORY) as github:
+        github.state.redirects["/repos/"] = f"{elsewhere.url}/repos/"
+        run = pull_request.run(github)
+    assert run.returncode == 2, run.log
+    assert "cannot post the placement comment: GitHub API 307: refusing to follow a redirect" in run.log
+    assert elsewhere.state.requests == []
+    _assert_no_token(run, pull_request, github)
+
+
+def test_a_server_echoing_the_token_does_not_print_it(pull_request: Runner) -> None:
+    with FakeGitHub(TOKEN, REPOSITORY, echo_authorization=True) as github:
+        run = pull_request.run(github)
+    assert run.returncode == 2, run.log
+    assert "cannot parse header Authorization: Bearer ***" in run.log
+    _assert_no_token(run, pull_request, github)
+
+
 def test_a_guardrail_fails_the_step_after_commenting(pull_request: Runner) -> None:
     with FakeGitHub(TOKEN, REPOSITORY) as github:
         run = pull_request.run(github, **{"fail-on": "cluster-emptied\nreplicas-moved>20%"})

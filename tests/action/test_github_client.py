@@ -102,6 +102,37 @@ def test_the_token_stays_out_of_repr_and_errors() -> None:
     assert all(TOKEN not in line for line in github.state.log_lines)
 
 
+def test_a_redirect_within_the_origin_is_followed_with_the_token() -> None:
+    with FakeGitHub(TOKEN, REPO) as github:
+        github.state.redirects["/repos/acme/old-name/"] = f"{github.url}/repos/{REPO}/"
+        github.state.add_comment(7, "a")
+        client = GitHubClient(api_url=github.url, repository="acme/old-name", token=TOKEN)
+        assert [c.body for c in client.list_issue_comments(7)] == ["a"]
+    assert [r.path for r in github.state.requests] == [
+        "/repos/acme/old-name/issues/7/comments",
+        f"/repos/{REPO}/issues/7/comments",
+    ]
+
+
+def test_a_redirect_to_another_origin_is_refused_and_the_token_stays_home() -> None:
+    with FakeGitHub(TOKEN, REPO) as elsewhere, FakeGitHub(TOKEN, REPO) as github:
+        github.state.redirects["/repos/"] = f"{elsewhere.url}/repos/"
+        with pytest.raises(GitHubError, match="redirect to another origin") as raised:
+            _client(github).list_issue_comments(7)
+    assert raised.value.status == 307
+    assert elsewhere.state.requests == []
+    assert len(github.state.requests) == 1
+
+
+def test_a_token_echoed_by_the_server_is_scrubbed_from_the_error() -> None:
+    with FakeGitHub(TOKEN, REPO, echo_authorization=True) as github:
+        with pytest.raises(GitHubError) as raised:
+            _client(github).create_issue_comment(7, "hello")
+    assert github.state.requests[0].authorization == f"Bearer {TOKEN}"  # the echo really carried it
+    assert TOKEN not in str(raised.value)
+    assert "Bearer ***" in str(raised.value)
+
+
 def test_a_closed_port_is_a_network_error() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
