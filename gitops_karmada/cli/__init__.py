@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 
 import click
+from loguru import logger
 
 from gitops_karmada import __version__
 from gitops_karmada.cli.demo import demo
@@ -15,7 +16,7 @@ from gitops_karmada.cli.diff import diff_command
 from gitops_karmada.cli.explain import explain
 from gitops_karmada.cli.history import history_command
 from gitops_karmada.cli.interpret import interpret
-from gitops_karmada.cli.logs import configure_logging
+from gitops_karmada.cli.logs import configure_logging, logging_format
 from gitops_karmada.cli.reconcile import reconcile_command
 from gitops_karmada.cli.render import render
 from gitops_karmada.cli.reschedule import reschedule
@@ -67,14 +68,18 @@ def main(argv: list[str] | None = None) -> None:
         # without standalone mode click returns the code of a ctx.exit()/Exit(n) instead of exiting
         code = cli.main(args=argv, prog_name="gitops-karmada", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
+        logger.bind(logger="cli").error("aborted")
         sys.exit(1)
     except click.ClickException as err:
-        err.show()
+        if logging_format() == "json":
+            # usage help is for people; a log collector gets the one message
+            logger.bind(logger="cli", exitCode=err.exit_code).error("{}", err.format_message())
+        else:
+            err.show()
         sys.exit(err.exit_code)
     except click.exceptions.Exit as err:
         sys.exit(err.exit_code)
     except GitopsKarmadaError as err:
-        click.echo(f"error: {err}", err=True)
+        logger.bind(logger="cli").error("{}", err)
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

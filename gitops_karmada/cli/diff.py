@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
+from gitops_karmada.cli.logs import colour_wanted
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import (
     COMMENT_LIMIT,
@@ -125,7 +127,7 @@ MIN_BUDGET = 10_000
     type=click.Choice(["auto", "always", "never"]),
     default="auto",
     show_default=True,
-    help="Colour of -o text (auto: when stdout is a terminal).",
+    help="Colour of -o text (auto: when stdout is a terminal and NO_COLOR is unset).",
 )
 def diff_command(
     repo: Path,
@@ -155,18 +157,20 @@ def diff_command(
         plan = compare_sides(repo, base_rev, head_rev, base_path, head_path, guardrails)
         write_reports(plan, report_file=report_file, summary_file=summary_file, json_file=json_file)
     except (GitopsKarmadaError, OSError) as err:
-        click.echo(f"error: {err}", err=True)
+        logger.bind(logger="diff").error("{}", err)
         raise click.exceptions.Exit(EXIT_ERROR) from err
     if output_format == "json":
         click.echo(render_json(plan), nl=False)
     elif output_format == "markdown":
         click.echo(render_markdown(plan, Budget(max_chars, Unit.CHARACTERS)), nl=False)
     else:
-        colour = color == "always" or (color == "auto" and sys.stdout.isatty())
+        colour = color == "always" or (color == "auto" and colour_wanted(sys.stdout))
         click.echo(render_text(plan, colour=colour), nl=False, color=colour)
     for side, errors in (("base", plan.base_errors), ("head", plan.head_errors)):
         if errors:
-            click.echo(f"error: the {side} revision does not render: {len(errors)} input error(s)", err=True)
+            logger.bind(logger="diff").error(
+                "the {} revision does not render: {} input error(s)", side, len(errors)
+            )
     raise click.exceptions.Exit(exit_status(plan, exit_code=exit_code))
 
 

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.history import RecordChange, template_history
-from gitops_karmada.adapters.lifecycle import TemplateReference
+from gitops_karmada.adapters.lifecycle import LifecycleError, TemplateReference
 from gitops_karmada.adapters.repository import rfc3339
 from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import to_json
@@ -43,8 +43,15 @@ def history_table(history: TemplateHistory, width: int = 200) -> str:
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
+def _template_reference(_ctx: click.Context, _param: click.Parameter, text: str) -> TemplateReference:
+    try:
+        return TemplateReference.parse(text)
+    except LifecycleError as err:
+        raise click.BadParameter(str(err)) from None
+
+
 @click.command("history")
-@click.argument("template")
+@click.argument("template", callback=_template_reference)
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="Where the history walk starts.")
 @click.option(
@@ -55,13 +62,13 @@ def history_table(history: TemplateHistory, width: int = 200) -> str:
     default="table",
     show_default=True,
 )
-def history_command(template: str, repo: Path, rev: str, output_format: str) -> None:
+def history_command(template: TemplateReference, repo: Path, rev: str, output_format: str) -> None:
     """List the commits that changed TEMPLATE's binding record, newest first, with the replica moves.
 
     TEMPLATE is KIND/NAMESPACE/NAME, or KIND/NAME for a cluster-scoped object; KIND is Kind or Kind.group
     (Deployment/shop/cart, Deployment.apps/shop/cart, Namespace/shop). Reads records only; never renders.
     """
-    history = template_history(GitStore.open(repo), rev, TemplateReference.parse(template))
+    history = template_history(GitStore.open(repo), rev, template)
     if output_format == "json":
         click.echo(to_json(history.to_dict()), nl=False)
         return

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from loguru import logger
 from pydantic import ValidationError
 
 from gitops_karmada.cli.options import read_source, repo_option
@@ -227,7 +228,7 @@ def interpret(
     interpreter = ResourceInterpreter(customizations, resource_quota_estimate=resource_quota_estimate)
     subject = desired or observed or {}
     answered = interpreter.answered_by(str(subject.get("apiVersion", "")), str(subject.get("kind", "")), op)
-    click.echo(f"# {op.value} answered by {answered or 'nobody'}", err=True)
+    logger.bind(logger="interpret").info("# {} answered by {}", op.value, answered or "nobody")
     click.echo(
         to_yaml(_run(interpreter, op, desired, observed, replicas, status, _now(now))),
         nl=False,

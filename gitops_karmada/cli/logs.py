@@ -1,12 +1,17 @@
 """Logging setup, done once by the entry point: loguru to stderr, as text or as JSON lines.
 
-JSON lines have Karmada's structured-logging shape (v1.15 ``--logging-format=json``):
+Every message a command prints on stderr (diagnostics, warnings, errors, summaries) goes through here, so
+``--logging-format json`` makes stderr JSON from the first line to the last. JSON lines have Karmada's
+structured-logging shape (v1.15 ``--logging-format=json``):
 ``{"ts": ..., "logger": ..., "level": "info", "msg": ..., <context fields such as clusterName>}``.
-Results go to stdout through the CLI's output module, never through the logger.
+Text lines read like a CLI's: ``warning: <msg>``, ``error: <msg>``, bare ``<msg>`` for info; colour only on
+a terminal and never when ``NO_COLOR`` is set (https://no-color.org). Results (tables, ``-o json``, reports)
+go to stdout through the CLI's output module, never through the logger.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -16,35 +21,51 @@ from loguru import logger
 if TYPE_CHECKING:
     from loguru import Message
 
-TEXT_FORMAT = "<level>{level: <7}</level> {message}{extra[_context]}"
+TEXT_FORMAT = "<level>{extra[_prefix]}</level>{message}{extra[_context]}"
+TEXT_HIDDEN = frozenset({"logger", "file", "document", "field", "subject"})
+"""Context shown in JSON only: a diagnostic's text already names its file, document and field."""
+_STATE = {"format": "text"}
 
 
 def _json_sink(message: Message) -> None:
     record = message.record
-    extra = dict(record["extra"])
+    extra = {k: v for k, v in record["extra"].items() if not k.startswith("_")}
     entry: dict[str, Any] = {
         "ts": record["time"].astimezone().isoformat(timespec="milliseconds"),
         "logger": extra.pop("logger", record["name"]),
         "level": record["level"].name.lower(),
         "msg": record["message"],
     }
-    extra.pop("_context", None)
     entry.update(extra)
     if record["exception"] is not None:
         entry["error"] = str(record["exception"].value)
     sys.stderr.write(orjson.dumps(entry, default=str).decode() + "\n")
 
 
-def _add_context(record: Any) -> None:
-    context = {k: v for k, v in record["extra"].items() if k not in ("logger", "_context")}
-    record["extra"]["_context"] = (" " + " ".join(f"{k}={v}" for k, v in context.items())) if context else ""
+def _add_text_fields(record: Any) -> None:
+    extra = record["extra"]
+    context = {k: v for k, v in extra.items() if k not in TEXT_HIDDEN and not k.startswith("_")}
+    extra["_context"] = (" " + " ".join(f"{k}={v}" for k, v in context.items())) if context else ""
+    level = record["level"].name
+    extra["_prefix"] = "" if level in ("INFO", "SUCCESS") else f"{level.lower()}: "
+
+
+def colour_wanted(stream: Any) -> bool:
+    """Colour for a terminal, unless ``NO_COLOR`` is set to anything but the empty string."""
+    return not os.environ.get("NO_COLOR") and bool(getattr(stream, "isatty", lambda: False)())
 
 
 def configure_logging(level: str, fmt: str) -> None:
     """Route loguru to stderr in ``fmt`` ("text" or "json") at ``level``."""
     logger.remove()
+    _STATE["format"] = fmt
+    logger.configure(patcher=_add_text_fields)
     if fmt == "json":
         logger.add(_json_sink, level=level.upper(), format="{message}")
     else:
-        logger.configure(patcher=_add_context)
-        logger.add(sys.stderr, level=level.upper(), format=TEXT_FORMAT, colorize=None)
+        logger.add(sys.stderr, level=level.upper(), format=TEXT_FORMAT, colorize=colour_wanted(sys.stderr))
+
+
+def logging_format() -> str:
+    """The format the entry point chose ("text" until it has run)."""
+    return _STATE["format"]

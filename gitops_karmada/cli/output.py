@@ -5,8 +5,8 @@ from __future__ import annotations
 import io
 from typing import TYPE_CHECKING, Any
 
-import click
 import orjson
+from loguru import logger
 from rich.console import Console
 from rich.table import Table
 
@@ -21,22 +21,22 @@ if TYPE_CHECKING:
     from gitops_karmada.reconcile import RenderResult
 
 
-def format_diagnostics(diagnostics: Iterable[Diagnostic]) -> str:
-    """One line per diagnostic, errors first, then in source order."""
-    ordered = sorted(
-        diagnostics,
-        key=lambda d: (
-            not d.is_error,
-            d.source.path if d.source else "~",
-            d.source.doc_index if d.source else 0,
-        ),
-    )
-    return "".join(f"{d.severity.value}: {d}\n" for d in ordered)
+def _diagnostic_order(d: Diagnostic) -> tuple[bool, str, int]:
+    return (not d.is_error, d.source.path if d.source else "~", d.source.doc_index if d.source else 0)
 
 
 def echo_diagnostics(diagnostics: Sequence[Diagnostic]) -> None:
-    if diagnostics:
-        click.echo(format_diagnostics(diagnostics), err=True, nl=False)
+    """Each diagnostic through the logger, errors first, then in source order, with its place as fields."""
+    for diagnostic in sorted(diagnostics, key=_diagnostic_order):
+        place: dict[str, Any] = {}
+        if diagnostic.source is not None:
+            place["file"] = diagnostic.source.path
+            place["document"] = diagnostic.source.doc_index
+        if diagnostic.field:
+            place["field"] = diagnostic.field
+        if diagnostic.subject:
+            place["subject"] = diagnostic.subject
+        logger.bind(logger="diagnostics", **place).log(diagnostic.severity.value.upper(), "{}", diagnostic)
 
 
 def binding_list(bindings: Iterable[ResourceBinding]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 import click
+from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
@@ -28,17 +29,16 @@ EXIT_GUARDRAIL = 3
 def report_refusal(plan: PlanDiff, command: str, *, dry_run: bool) -> None:
     """The guardrails that refuse a commit, and the flag that lifts each; exit 3."""
     verb = "would refuse" if dry_run else "refused"
-    click.echo(
-        f"guardrails {verb} the commit ({len(plan.violations)} violation(s)); nothing was written:", err=True
-    )
+    log = logger.bind(logger=command)
+    log.error("guardrails {} the commit ({} violation(s)); nothing was written:", verb, len(plan.violations))
     for violation in plan.violations:
-        click.echo(f"  {violation.guardrail}: {violation.detail}", err=True)
+        log.bind(guardrail=violation.guardrail).error("  {}: {}", violation.guardrail, violation.detail)
     names = sorted({v.guardrail.partition(">")[0].partition("=")[0] for v in plan.violations})
     flags = " ".join(f"--allow {name}" for name in names)
-    click.echo(
-        f"if this is intended, run: gitops-karmada {command} {flags} "
-        "(guardrails are set in gitops-karmada.yaml)",
-        err=True,
+    log.error(
+        "if this is intended, run: gitops-karmada {} {} (guardrails are set in gitops-karmada.yaml)",
+        command,
+        flags,
     )
     raise click.exceptions.Exit(EXIT_GUARDRAIL)
 
@@ -57,7 +57,7 @@ def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcil
     assert result is not None
     echo_diagnostics(result.diagnostics)
     if not result.input_ok:
-        click.echo("nothing written: fix the input errors above", err=True)
+        logger.bind(logger=command).error("nothing written: fix the input errors above")
         raise click.exceptions.Exit(1)
     # the templates this run redid (all of them in a full run); the others stand as recorded
     click.echo(placement_table(result, only_redone=result.incremental), nl=False)
@@ -75,10 +75,12 @@ def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcil
         )
     else:
         click.echo("up to date: no commit needed" + (" (pushed)" if outcome.pushed else ""))
-    click.echo(summary_line(result, outcome), err=True)
+    logger.bind(logger=command).info("{}", summary_line(result, outcome))
     failed = result.failed_templates
     if failed:
-        click.echo(f"{len(failed)} template(s) failed and kept their previous placement", err=True)
+        logger.bind(logger=command).error(
+            "{} template(s) failed and kept their previous placement", len(failed)
+        )
         raise click.exceptions.Exit(1)
 
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import click
+from loguru import logger
 
 from gitops_karmada.adapters.directory import write_tree
 from gitops_karmada.cli.explain import all_explanations
@@ -56,6 +57,6 @@ def render(
         click.echo(placement_table(result), nl=False)
     if out_dir is not None:
         write_tree(out_dir, result.files)
-        click.echo(f"wrote {len(result.files)} file(s) under {out_dir}", err=True)
+        logger.bind(logger="render").info("wrote {} file(s) under {}", len(result.files), out_dir)
     if result.failed_templates:
         raise click.exceptions.Exit(1)

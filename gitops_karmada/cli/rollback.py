@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import click
+from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.lifecycle import ROLLBACK_TO_TRAILER
@@ -100,7 +101,7 @@ def rollback_command(
     assert reconciled.result is not None
     echo_diagnostics(reconciled.result.diagnostics)
     if not reconciled.result.input_ok:
-        click.echo("reconcile: nothing written: fix the input errors above", err=True)
+        logger.bind(logger="rollback").error("reconcile: nothing written: fix the input errors above")
         raise click.exceptions.Exit(1)
     if reconciled.refused:
         assert reconciled.guard is not None

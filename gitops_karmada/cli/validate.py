@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import click
+from loguru import logger
 
 from gitops_karmada.cli.options import read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics
@@ -35,7 +36,7 @@ def validate(repo: Path, rev: str, worktree: bool, strict: bool) -> None:
         counted = f"{errors} error(s)" + (
             f" and {warnings} warning(s) (--strict)" if strict and warnings else ""
         )
-        click.echo(f"{counted} found", err=True)
+        logger.bind(logger="validate").error("{} found", counted)
         raise click.exceptions.Exit(1)
     inputs = result.inputs
     assert inputs is not None  # no input errors

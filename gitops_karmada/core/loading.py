@@ -62,6 +62,11 @@ _KARMADA_KINDS: dict[tuple[str, str], type[KarmadaObject]] = {
     (wellknown.CLUSTER_API_VERSION, "Cluster"): Cluster,
     (wellknown.CONFIG_API_VERSION, "ResourceInterpreterCustomization"): ResourceInterpreterCustomization,
 }
+_UNSUPPORTED_KIND_HINTS = {
+    "WorkloadRebalancer": " (`gitops-karmada reschedule` divides the named workloads' replicas afresh)",
+    "ClusterTaintPolicy": " (taint the Cluster objects in the inventory instead)",
+}
+"""Karmada kinds with no model here, and what does their job (docs/compatibility.md)."""
 _NAMESPACED_KARMADA_KINDS = frozenset({"PropagationPolicy", "OverridePolicy", "FederatedResourceQuota"})
 
 
@@ -289,7 +294,8 @@ def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector
         else:
             collector.diagnostics.append(
                 warning(
-                    f"{api_version} {kind} is not supported by gitops-karmada; ignored",
+                    f"{api_version} {kind} is not supported by gitops-karmada; ignored"
+                    + _UNSUPPORTED_KIND_HINTS.get(kind, ""),
                     source,
                     prefix.rstrip("."),
                 )

@@ -121,7 +121,9 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(raw) if raw else None
         state = self.github
         authorization = self.headers.get("Authorization")
-        state.requests.append(Request(method, url.path, urllib.parse.parse_qs(url.query), body, authorization))
+        state.requests.append(
+            Request(method, url.path, urllib.parse.parse_qs(url.query), body, authorization)
+        )
         for prefix, target in state.redirects.items():
             if url.path.startswith(prefix):
                 location = target + url.path[len(prefix) :] + (f"?{url.query}" if url.query else "")

@@ -125,9 +125,8 @@ def test_a_redirect_to_another_origin_is_refused_and_the_token_stays_home() -> N
 
 
 def test_a_token_echoed_by_the_server_is_scrubbed_from_the_error() -> None:
-    with FakeGitHub(TOKEN, REPO, echo_authorization=True) as github:
-        with pytest.raises(GitHubError) as raised:
-            _client(github).create_issue_comment(7, "hello")
+    with FakeGitHub(TOKEN, REPO, echo_authorization=True) as github, pytest.raises(GitHubError) as raised:
+        _client(github).create_issue_comment(7, "hello")
     assert github.state.requests[0].authorization == f"Bearer {TOKEN}"  # the echo really carried it
     assert TOKEN not in str(raised.value)
     assert "Bearer ***" in str(raised.value)

@@ -7,7 +7,11 @@ change to the cluster folders is named) are properties in tests/properties/test_
 from __future__ import annotations
 
 import json
+import os
+import pty
 import shutil
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import pytest
@@ -361,3 +365,99 @@ def test_the_pull_request_comment_lists_templates_no_policy_selects(tmp_path: Pa
     report = json.loads(repo.cli("diff", "--base", base, "--head", head, "-o", "json").stdout)
     assert report["unmatched"] == ["Deployment.apps/shop/api"]
     assert "NOT PROPAGATED" in repo.cli("diff", "--base", base, "--head", head).stdout
+
+
+# -- item 10: one CLI contract: every stderr message through the logger, usage errors exit 2, NO_COLOR -------
+
+
+def _json_lines(stderr: str) -> list[dict[str, object]]:
+    """Every stderr line parsed as a JSON log entry (fails on the first line that is not one)."""
+    entries = [json.loads(line) for line in stderr.splitlines()]
+    assert entries, "expected log lines"
+    for entry in entries:
+        assert {"ts", "logger", "level", "msg"} <= entry.keys(), entry
+    return entries
+
+
+def test_json_logging_covers_every_line_of_every_command(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write("gitops-karmada.yaml", "guardrails: [workload-removed]\n")
+    repo.write("apps/typo.yaml", deployment("api", "shop", labels={"tier": "backend"}))
+    repo.commit("a Deployment nobody selects")
+    json_cli = ("--logging-format", "json")
+    reconciled = _json_lines(repo.cli(*json_cli, "reconcile").stderr)
+    levels = {(e["logger"], e["level"]) for e in reconciled}
+    assert ("diagnostics", "warning") in levels, "the unmatched template's warning"
+    assert ("reconcile", "info") in levels, "the summary line"
+    warning = next(e for e in reconciled if e["level"] == "warning")
+    assert warning["file"] == "apps/typo.yaml" and warning["document"] == 0
+
+    repo.write("apps/web.yaml", repo.read("apps/web.yaml").replace("replicas: 4", "replicas: many"))
+    repo.commit("bad replicas")
+    invalid = repo.cli(*json_cli, "validate", check=1)
+    errors = [e for e in _json_lines(invalid.stderr) if e["level"] == "error"]
+    assert [e["msg"] for e in errors][-1] == "1 error(s) found"
+    assert errors[0]["file"] == "apps/web.yaml"
+    repo.write("apps/broken.yaml", "kind: [\n")
+    broken = _json_lines(repo.cli(*json_cli, "diff", "--base", "HEAD", "--head-path", ".", check=2).stderr)
+    assert broken[-1]["msg"] == "the head revision does not render: 1 input error(s)"
+    repo.delete("apps/broken.yaml")
+
+    repo.write("apps/web.yaml", deployment("web", "shop", replicas=4))
+    repo.commit("fixed")
+    repo.delete("apps/web.yaml")
+    repo.commit("retire web")
+    refused = _json_lines(repo.cli(*json_cli, "reconcile", check=3).stderr)
+    assert any(e.get("guardrail") == "workload-removed" for e in refused)
+    usage = _json_lines(repo.cli(*json_cli, "reconcile", "--no-such-flag", check=2).stderr)
+    assert "--no-such-flag" in str(usage[-1]["msg"]) and usage[-1]["exitCode"] == 2
+    missing = _json_lines(repo.cli(*json_cli, "trace", "clusters/member9/x.yaml", check=1).stderr)
+    assert missing[-1]["level"] == "error"
+
+
+@pytest.mark.parametrize("argument", ["frontend", "Deployment/a/b/c", "Deployment//web"])
+def test_a_malformed_history_argument_is_a_usage_error(tmp_path: Path, argument: str) -> None:
+    repo = shop(tmp_path)
+    done = repo.cli("history", argument, check=2)
+    assert "Invalid value for 'TEMPLATE'" in done.stderr
+    assert "is not KIND/NAMESPACE/NAME" in done.stderr
+
+
+def _on_a_terminal(repo: FleetRepo, env: dict[str, str], *args: str) -> bytes:
+    """Run the CLI with stdout and stderr on a pseudo-terminal; what it wrote there."""
+    leader, follower = pty.openpty()
+    with subprocess.Popen(
+        [sys.executable, "-m", "gitops_karmada", *args],
+        cwd=repo.path,
+        env={k: v for k, v in {**os.environ, **env}.items() if v != "<unset>"},
+        stdout=follower,
+        stderr=follower,
+    ) as process:
+        os.close(follower)
+        written = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # EIO: the process closed the terminal
+                break
+            if not chunk:
+                break
+            written += chunk
+        process.wait(timeout=120)
+    os.close(leader)
+    return written
+
+
+def test_colour_on_a_terminal_unless_no_color_is_set(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write("apps/typo.yaml", deployment("api", "shop", labels={"tier": "backend"}))
+    repo.commit("a Deployment nobody selects: a warning")
+    base = repo.head()
+    repo.write("apps/web.yaml", deployment("web", "shop", replicas=8))
+    head = repo.commit("more web")
+    for args in (("validate",), ("diff", "--base", base, "--head", head)):
+        coloured = _on_a_terminal(repo, {"NO_COLOR": "<unset>"}, *args)
+        assert b"\x1b[" in coloured, args  # the check can fail: colour is on for a terminal
+        plain = _on_a_terminal(repo, {"NO_COLOR": "1"}, *args)
+        assert b"\x1b[" not in plain, args
+        assert b"warning: apps/typo.yaml[0]" in plain or b"member1" in plain
