@@ -142,6 +142,7 @@ class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
     ) -> urllib.request.Request | None:
         target = _origin(urllib.parse.urljoin(req.full_url, newurl))
         if target != self.origin:
+            fp.close()  # urllib closes the answer only on the paths it handles itself
             raise GitHubError(code, f"refusing to follow a redirect to another origin: {target}")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 

@@ -102,12 +102,20 @@ def unhonoured_fields(inputs: Inputs) -> Iterator[Diagnostic]:
         *inputs.cluster_propagation_policies,
     ]
     for policy in policies:
+        source = inputs.sources.get((policy.kind, policy.namespace, policy.name))
         if policy.spec.placement.workload_affinity is not None:
             yield warning(
                 "workloadAffinity is accepted but not honoured yet: templates are placed as if it were "
                 "absent",
-                inputs.sources.get((policy.kind, policy.namespace, policy.name)),
+                source,
                 "spec.placement.workloadAffinity",
+            )
+        if policy.spec.failover is not None:
+            yield warning(
+                "failover is accepted and recorded in the bindings but not performed yet: nothing observes "
+                "cluster or application health, so nothing is evicted",
+                source,
+                "spec.failover",
             )
 
 

@@ -1,0 +1,126 @@
+"""docs/compatibility.md: generated from the models, every rule live, every claim of a warning true."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from gitops_karmada.model.compatibility import (
+    RULES,
+    SECTIONS,
+    UNSUPPORTED_KINDS,
+    Support,
+    field_rows,
+    render_markdown,
+)
+from tests.builders import cluster_doc, deployment, pp_doc
+from tests.fleet import FleetRepo
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+DOC = Path(__file__).parents[2] / "docs" / "compatibility.md"
+
+
+def test_the_document_is_generated_from_the_models(request: pytest.FixtureRequest) -> None:
+    generated = render_markdown()
+    if request.config.getoption("--update-golden"):
+        DOC.write_text(generated)
+    assert DOC.read_text() == generated, "run: pytest tests/model/test_compatibility.py --update-golden"
+
+
+def _all_rule_paths() -> set[str]:
+    paths: set[str] = set()
+    for section in SECTIONS:
+        for row in field_rows(section):
+            paths.add(f"{section.kind_path}.{row.path}")
+    return paths
+
+
+def test_every_rule_names_a_field_the_models_have() -> None:
+    stale = sorted(set(RULES) - _all_rule_paths())
+    assert stale == [], f"rules for fields no model has: {stale}"
+
+
+def test_the_walk_sees_nested_fields_and_every_kind() -> None:
+    paths = _all_rule_paths()
+    assert (
+        "PropagationPolicy.spec.placement.replicaScheduling.weightPreference.staticWeightList.weight" in paths
+    )
+    assert "OverridePolicy.spec.overrideRules.overriders.fieldOverrider.yaml.subPath" in paths
+    assert "Cluster.status.resourceSummary.allocatableModelings.count" in paths
+    assert "ResourceInterpreterCustomization.spec.customizations.componentResource.luaScript" in paths
+    assert "FederatedResourceQuota.spec.staticAssignments.hard" in paths
+    # a model reached twice (overflowAffinities is a list of ClusterAffinityTerm) is still listed once more
+    assert "PropagationPolicy.spec.placement.clusterAffinities.overflowAffinities" in paths
+
+
+def _model_accepts_only_listed_fields(model: type[BaseModel]) -> bool:
+    return model.model_config.get("extra") == "forbid"
+
+
+def test_an_unlisted_field_is_rejected_by_every_model_in_the_table() -> None:
+    for section in SECTIONS:
+        assert _model_accepts_only_listed_fields(section.model), section.title
+
+
+# -- what "ignored with a warning" promises, through the CLI on a real repository ----------------------------
+
+WARNED_SAMPLES: dict[str, dict[str, Any]] = {
+    "PropagationPolicy.spec.placement.workloadAffinity": {
+        "placement": {"workloadAffinity": {"affinity": {"affinityLabelKey": "app.example.com/group"}}}
+    },
+    "PropagationPolicy.spec.failover": {
+        "placement": {},
+        "failover": {"cluster": {"purgeMode": "Directly"}},
+    },
+}
+
+
+def test_every_warned_field_has_a_sample() -> None:
+    warned = {path for path, rule in RULES.items() if rule.support is Support.IGNORED_WITH_WARNING}
+    assert warned == set(WARNED_SAMPLES)
+
+
+@pytest.mark.parametrize("path", sorted(WARNED_SAMPLES))
+def test_a_field_ignored_with_a_warning_is_named_by_validate_and_reconcile(tmp_path: Path, path: str) -> None:
+    policy = pp_doc(
+        "web", "default", [{"apiVersion": "apps/v1", "kind": "Deployment"}], **WARNED_SAMPLES[path]
+    )
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {
+            "inventory/member1.yaml": cluster_doc("member1"),
+            "apps/web.yaml": deployment("web"),
+            "policy.yaml": policy,
+        },
+    )
+    field = path.removeprefix("PropagationPolicy.")
+    expected = f"warning: policy.yaml[0] {field}: "
+    assert expected in repo.cli("validate").stderr
+    assert expected in repo.cli("validate", "--strict", check=1).stderr
+    assert expected in repo.cli("reconcile").stderr
+
+
+@pytest.mark.parametrize(
+    ("api_version", "kind"),
+    [
+        ("apps.karmada.io/v1alpha1", "WorkloadRebalancer"),
+        ("policy.karmada.io/v1alpha1", "ClusterTaintPolicy"),
+        ("config.karmada.io/v1alpha1", "ResourceInterpreterWebhookConfiguration"),
+    ],
+)
+def test_kinds_without_a_model_are_named_and_skipped(tmp_path: Path, api_version: str, kind: str) -> None:
+    assert kind in UNSUPPORTED_KINDS
+    document = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}, "spec": {}}
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {"inventory/member1.yaml": cluster_doc("member1"), "extra.yaml": document},
+    )
+    done = repo.cli("validate")
+    assert (
+        f"warning: extra.yaml[0]: {api_version} {kind} is not supported by gitops-karmada; ignored"
+        in done.stderr
+    )
