@@ -1,9 +1,9 @@
 """Every benchmark in one command: ``python -m benchmarks [--quick]`` (figures go to docs/benchmarks.md).
 
 Runs, one after the other so they do not compete for the 2 cores: YAML emission, scheduling throughput,
-the pipeline steps (validate, render, reconcile), diff, and the incremental engine's table on fleets M and K
-with the floor measured in the same run. Each module also runs alone (``python -m benchmarks.<module>
---help``).
+the pipeline steps (validate, render, reconcile), diff, the incremental engine's table on fleets M and K
+with the floor measured in the same run, and the watch daemon's push-to-reconciled latency. Each module
+also runs alone (``python -m benchmarks.<module> --help``).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def main() -> None:
         ("benchmarks.run", quick),
         ("benchmarks.bench_diff", quick),
         ("benchmarks.bench_incremental", quick),
+        ("benchmarks.bench_watch", quick),
     ):
         print(f"## {module} {' '.join(module_args)}".rstrip(), flush=True)
         subprocess.run([sys.executable, "-m", module, *module_args], check=True)

@@ -7,7 +7,7 @@ render again from there and retry, a bounded number of times.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -265,13 +265,5 @@ def reconcile_and_push(
             outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full)
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
-        return ReconcileOutcome(
-            outcome.state,
-            outcome.result,
-            outcome.changes,
-            outcome.commit,
-            pushed=True,
-            guard=outcome.guard,
-            reverted=outcome.reverted,
-        )
+        return replace(outcome, pushed=True)
     return outcome

@@ -24,6 +24,7 @@ from gitops_karmada.cli.rollback import rollback_command
 from gitops_karmada.cli.trace import trace_command
 from gitops_karmada.cli.validate import validate
 from gitops_karmada.cli.verify import verify_command
+from gitops_karmada.cli.watch import watch_command
 from gitops_karmada.model.errors import GitopsKarmadaError
 
 
@@ -60,6 +61,7 @@ cli.add_command(trace_command)
 cli.add_command(explain)
 cli.add_command(reschedule)
 cli.add_command(interpret)
+cli.add_command(watch_command)
 
 
 def main(argv: list[str] | None = None) -> None:

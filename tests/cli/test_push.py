@@ -83,3 +83,15 @@ def test_the_module_entry_point_runs() -> None:
         env={**os.environ},
     )
     assert done.stdout.startswith("gitops-karmada, version ")
+
+
+def test_push_when_already_up_to_date_says_so(tmp_path: Path) -> None:
+    origin = shop(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(remote))
+    work = clone(remote, tmp_path / "work")
+    work.cli("reconcile", "--push")
+    again = work.cli("reconcile", "--push")
+    assert "up to date: nothing reconcile reads changed" in again.stdout
+    assert "(pushed)" in again.stdout
+    assert git(remote, "rev-parse", "main") == work.head()

@@ -16,6 +16,7 @@ import dataclasses
 import itertools
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,12 @@ class _Request:
 
 def _serve(connection: Connection) -> None:
     """The worker's loop: one answer per request, ``("ok", payload)`` or ``("fail", reason, message)``."""
+    # The fork inherited the parent's signal handlers (the watch daemon's SIGTERM handler only asks its loop
+    # to stop): the parent's exit terminates this process with SIGTERM, which must end it. Ctrl-C reaches the
+    # whole process group; the parent decides, the worker ignores it.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     executors: dict[int, LocalExecutor] = {}
     while True:
         try:

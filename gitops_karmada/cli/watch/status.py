@@ -1,0 +1,115 @@
+"""What the daemon knows about itself and the fleet, as plain data the HTTP handlers read.
+
+The worker thread replaces the snapshot after every run (``DaemonStatus.record``); handlers only read it,
+under the lock, so a page never shows half a run.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections import deque
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+RECENT_RUNS = 20
+
+
+class RunResult(enum.StrEnum):
+    COMMITTED = "committed"
+    UP_TO_DATE = "up_to_date"
+    INVALID = "invalid"
+    """The input has errors: reported once per source commit; the last good output stays."""
+    REFUSED = "refused"
+    """A guardrail refused the commit."""
+    FAILED_TEMPLATES = "failed_templates"
+    """Committed, but some templates failed and kept their previous placement."""
+    ERROR = "error"
+    """A temporary failure (network, lock, push race beyond retries): retried with backoff."""
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """One template's row of the fleet grid."""
+
+    template: str
+    policy: str
+    replicas: Mapping[str, int]
+    has_replicas: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    started: float
+    """Unix time."""
+    duration: float
+    source: str
+    result: RunResult
+    commit: str = ""
+    files_changed: int = 0
+    pushed: bool = False
+    moved: tuple[str, ...] = ()
+    """Templates whose placement this run changed."""
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    repository: str
+    branch: str
+    mode: str
+    runs: tuple[RunRecord, ...] = ()
+    """Newest first."""
+    placements: tuple[Placement, ...] = ()
+    clusters: tuple[str, ...] = ()
+    reconciled: str = ""
+    """The commit whose output the branch holds (the last good one)."""
+    failing_since: float | None = None
+    """Unix time of the first failure of the current streak of temporary errors (None when healthy)."""
+    ready: bool = False
+
+
+@dataclass
+class DaemonStatus:
+    """The current snapshot, replaced atomically."""
+
+    snapshot: Snapshot
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _runs: deque[RunRecord] = field(default_factory=lambda: deque(maxlen=RECENT_RUNS))
+
+    def read(self) -> Snapshot:
+        with self._lock:
+            return self.snapshot
+
+    def record(
+        self,
+        run: RunRecord,
+        *,
+        placements: tuple[Placement, ...] | None = None,
+        reconciled: str | None = None,
+    ) -> None:
+        with self._lock:
+            self._runs.appendleft(run)
+            current = self.snapshot
+            if placements is not None:
+                clusters = tuple(sorted({c for p in placements for c in p.replicas}))
+                current = replace(current, placements=placements, clusters=clusters)
+            healthy = run.result is not RunResult.ERROR
+            self.snapshot = replace(
+                current,
+                runs=tuple(self._runs),
+                reconciled=reconciled if reconciled is not None else current.reconciled,
+                failing_since=None if healthy else (current.failing_since or run.started),
+                ready=current.ready or healthy,
+            )
+
+    def is_ready(self, now: float, retry_budget: float) -> bool:
+        """Ready once a run has succeeded, and while failures have lasted less than ``retry_budget``."""
+        snapshot = self.read()
+        if not snapshot.ready:
+            return False
+        return snapshot.failing_since is None or now - snapshot.failing_since < retry_budget

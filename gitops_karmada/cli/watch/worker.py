@@ -1,0 +1,233 @@
+"""The daemon's worker: one reconcile at a time, coalescing, with backoff on temporary failures.
+
+Triggers (a ref event, a webhook, SIGHUP, the poll interval) only set an event; the worker wakes, lets a
+burst settle for ``debounce`` seconds, and reconciles the branch tip as it is then. A burst of N commits is
+one run of the newest. The tip the last run left (the daemon's own commit, or the source it could not
+commit for) is remembered, so the daemon's own commits never start a run, and an invalid source commit is
+reported once, not on every poll.
+
+Several daemons on one remote need no lease: the push is a compare-and-swap of the remote branch. The loser
+of a race fetches, finds the winner's reconcile commit on top of the same source, sees nothing to do
+(``unchanged_since_reconcile``) and commits nothing, so one source commit never gets two reconcile commits.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from loguru import logger
+
+from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref
+from gitops_karmada.cli.watch.status import DaemonStatus, Placement, RunRecord, RunResult
+from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.diff.placement import placements_from_index
+from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.core.loading import CONFIG_FILE, load_config
+from gitops_karmada.core.state_index import parse_index
+from gitops_karmada.model.errors import GitError
+
+if TYPE_CHECKING:
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.cli.watch.metrics import DaemonMetrics
+
+
+@dataclass(frozen=True, slots=True)
+class WatchSettings:
+    branch: str
+    """The short branch name (``main``)."""
+    remote: str | None
+    """Remote mode: fetch this remote's ``branch`` every ``interval`` and push the result."""
+    push: bool
+    interval: float
+    allow: frozenset[str] = frozenset()
+    debounce: float = 0.2
+    backoff: float = 1.0
+    """First retry delay after a temporary failure; doubles each time up to ``max_backoff``."""
+    max_backoff: float = 300.0
+    retry_budget: float = 600.0
+    """How long failures may last before ``/readyz`` says not ready."""
+
+    @property
+    def ref(self) -> str:
+        return f"refs/heads/{self.branch}"
+
+
+class Worker:
+    def __init__(
+        self, store: GitStore, settings: WatchSettings, status: DaemonStatus, metrics: DaemonMetrics
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.status = status
+        self.metrics = metrics
+        self.lock = threading.Lock()
+        """Held during a run; readers that must not see a half-written repository take it too."""
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._handled: str | None = None
+        self._failures = 0
+
+    # -- control, from any thread ------------------------------------------------------------------------
+
+    def trigger(self, reason: str) -> None:
+        logger.bind(logger="watch", reason=reason).debug("wake up")
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    # -- the loop ----------------------------------------------------------------------------------------
+
+    def serve(self) -> None:
+        """Run until ``stop``; the run in progress when it is called finishes first."""
+        wait = 0.0  # the first run starts at once: a restarted daemon converges without a trigger
+        while not self._stop.is_set():
+            if wait > 0 and self._wake.wait(timeout=wait) and not self._stop.is_set():
+                self._stop.wait(self.settings.debounce)  # let a burst of pushes settle into one run
+            if self._stop.is_set():
+                break
+            self._wake.clear()
+            wait = self._run_guarded()
+
+    def _run_guarded(self) -> float:
+        """One run; the delay before the next (the poll interval, or the backoff after a failure)."""
+        started = time.time()
+        try:
+            with self.lock:
+                self.run_once()
+        except Exception as err:  # the daemon must outlive any one run; the error is logged and retried
+            self._failures += 1
+            delay = min(self.settings.backoff * 2.0 ** (self._failures - 1), self.settings.max_backoff)
+            self.metrics.runs.labels(result=RunResult.ERROR.value).inc()
+            if isinstance(err, GitError) and err.operation in ("fetch", "push"):
+                self.metrics.git_errors.labels(operation=err.operation).inc()
+            logger.bind(logger="watch", attempt=self._failures, retryIn=round(delay, 1)).opt(
+                exception=not isinstance(err, GitError)
+            ).error("reconcile failed, retrying in {:.1f} s: {}", delay, err)
+            self._finish(RunRecord(started, time.time() - started, self._handled or "", RunResult.ERROR,
+                                   errors=(str(err),)))  # fmt: skip
+            return delay
+        self._failures = 0
+        return self.settings.interval
+
+    def run_once(self) -> RunResult | None:
+        """Reconcile the branch tip unless it is what the last run left; None when there was nothing to do."""
+        tip = self._tip()
+        if tip == self._handled:
+            return None
+        started, clock = time.time(), time.monotonic()
+        outcome = (
+            reconcile_and_push(self.store, self.settings.ref, allow=self.settings.allow)
+            if self.settings.push
+            else reconcile_ref(self.store, self.settings.ref, allow=self.settings.allow)
+        )
+        now = self.store.resolve(self.settings.ref)
+        self._handled = now
+        record = self._record(outcome, started, time.monotonic() - clock)
+        self._finish(record, reconciled=now if record.result is not RunResult.INVALID else None)
+        return record.result
+
+    def _tip(self) -> str:
+        """The commit to reconcile: the local branch, or in remote mode the fetched remote branch (the local
+        branch is moved there first; the daemon's clone holds no work of its own)."""
+        ref = self.settings.ref
+        if self.settings.remote is None:
+            return self.store.resolve(ref)
+        remote_tip = self.store.fetch(self.settings.remote, self.settings.branch)
+        local = self.store.resolve(ref)
+        if local != remote_tip:
+            self.store.move_ref(ref=ref, old=local, new=remote_tip)
+        return remote_tip
+
+    # -- bookkeeping -------------------------------------------------------------------------------------
+
+    def _record(self, outcome: ReconcileOutcome, started: float, duration: float) -> RunRecord:
+        log = logger.bind(logger="watch", source=outcome.source, durationSeconds=round(duration, 3))
+        result = outcome.result
+        errors: tuple[str, ...] = ()
+        warnings: tuple[str, ...] = ()
+        if result is not None:
+            errors = tuple(str(d) for d in result.diagnostics if d.is_error)
+            warnings = tuple(str(d) for d in result.diagnostics if not d.is_error)
+            unmatched = sum(
+                1 for o in result.outcomes if o.match.state is ClaimState.UNMATCHED and not o.removed
+            )
+            self.metrics.unmatched.set(unmatched)
+        if outcome.up_to_date is not None:
+            kind = RunResult.UP_TO_DATE
+        elif result is None or not result.input_ok:
+            kind = RunResult.INVALID
+            for line in errors:
+                log.error("{}", line)
+            log.error(
+                "source {} has input errors: nothing written; the last good output stays", outcome.source[:12]
+            )
+        elif outcome.refused:
+            assert outcome.guard is not None
+            kind = RunResult.REFUSED
+            errors = tuple(f"{v.guardrail}: {v.detail}" for v in outcome.guard.violations)
+            self.metrics.refusals.inc()
+            log.error("guardrails refused the commit for {}: {}", outcome.source[:12], "; ".join(errors))
+        elif result.failed_templates:
+            kind = RunResult.FAILED_TEMPLATES
+        else:
+            kind = RunResult.COMMITTED if outcome.commit else RunResult.UP_TO_DATE
+        if kind in (RunResult.COMMITTED, RunResult.UP_TO_DATE, RunResult.FAILED_TEMPLATES):
+            self.metrics.last_success.set(time.time())
+            lag = time.time() - self.store.commit_time(outcome.source).timestamp()
+            self.metrics.lag.set(max(lag, 0.0))
+        self.metrics.runs.labels(result=kind.value).inc()
+        self.metrics.duration.observe(duration)
+        log.bind(result=kind.value, commit=outcome.commit or "", pushed=outcome.pushed).info(
+            "reconciled {}: {}{}",
+            outcome.source[:12],
+            kind.value,
+            f" {outcome.commit[:12]}" if outcome.commit else "",
+        )
+        return RunRecord(
+            started=started,
+            duration=duration,
+            source=outcome.source,
+            result=kind,
+            commit=outcome.commit or "",
+            files_changed=len(outcome.changes),
+            pushed=outcome.pushed,
+            errors=errors,
+            warnings=warnings,
+        )
+
+    def _finish(self, record: RunRecord, reconciled: str | None = None) -> None:
+        placements = self._placements(reconciled) if reconciled else None
+        if placements is not None:
+            before = {p.template: p.replicas for p in self.status.read().placements}
+            moved = tuple(p.template for p in placements if before.get(p.template) != p.replicas)
+            removed = tuple(sorted(set(before) - {p.template for p in placements}))
+            record = replace(record, moved=moved + removed)
+            for workload in (True, False):
+                count = sum(1 for p in placements if p.has_replicas is workload)
+                self.metrics.bindings.labels(workload=str(workload).lower()).set(count)
+        self.status.record(record, placements=placements, reconciled=reconciled)
+
+    def _placements(self, commit: str) -> tuple[Placement, ...] | None:
+        """Every template's placement as the state index of ``commit`` records it."""
+        config, _ = load_config(self.store.read_file(commit, CONFIG_FILE))
+        index = parse_index(self.store.read_file(commit, RepoLayout.of(config).index_path))
+        if index is None:
+            return None
+        return tuple(
+            sorted(
+                (
+                    Placement(str(p.key), p.policy, dict(p.replicas), p.has_replicas)
+                    for p in placements_from_index(index).values()
+                ),
+                key=lambda p: p.template,
+            )
+        )
