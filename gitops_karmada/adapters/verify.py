@@ -20,8 +20,15 @@ from gitops_karmada.adapters.lifecycle import (
     owners_of,
 )
 from gitops_karmada.adapters.repository import read_commit, uncommitted_inputs
+from gitops_karmada.core.diff.fields import field_changes
+from gitops_karmada.core.diff.secrets import is_secret
 from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.core.yaml_input import load_yaml_documents
+from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
+
+HAND_EDIT_FIELDS = 5
+"""Changed fields named in a hand edit's line; ``diff`` shows all of them."""
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -163,8 +170,25 @@ def _hand_edits(
             continue  # a hand-written file: reported as information later
         by = _editor(walk, change) or _merge_editor(store, commit, anchor, change)
         detail = f"{what} in {by[:12]}" if by else what
+        if finding is Finding.EDITED:
+            detail += _edited_fields(store, change)
         items[change.path] = VerifyItem(change.path, finding, detail, by)
     return items
+
+
+def _edited_fields(store: GitStore, change: PathChange) -> str:
+    """``: spec.replicas: 4 → 6; …`` for a hand-edited manifest (nothing for a Secret or unreadable YAML)."""
+    if change.old_oid is None or change.new_oid is None:
+        return ""
+    blobs = store.read_blobs([change.old_oid, change.new_oid])
+    try:
+        old, new = (load_yaml_documents(blobs[oid]) for oid in (change.old_oid, change.new_oid))
+    except InputError:
+        return ""
+    if len(old) != 1 or len(new) != 1 or is_secret(old[0].body) or is_secret(new[0].body):
+        return ""
+    fields = field_changes(old[0].body, new[0].body, limit=HAND_EDIT_FIELDS)
+    return f": {'; '.join(fields)}" if fields else ""
 
 
 def _work_tree(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,7 +176,10 @@ def load(snapshot: Snapshot, config: ToolConfig, decoded: Mapping[str, Decoded] 
     """
     collector = _Collector(config)
     files: Mapping[str, bytes | Decoded] = decoded if decoded is not None else snapshot
+    charts = _helm_chart_roots(files)
     for path in sorted(files):
+        if _is_source_of_another_tool(path, charts, collector.diagnostics):
+            continue
         if not _is_utf8(path):
             shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
             collector.diagnostics.append(
@@ -195,6 +198,48 @@ def load(snapshot: Snapshot, config: ToolConfig, decoded: Mapping[str, Decoded] 
     templates = _templates(collector, scope)
     inputs = _assemble(collector, templates)
     return LoadResult(inputs, tuple(collector.diagnostics))
+
+
+_KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml")
+_CHART_FOLDERS = ("templates/", "charts/", "crds/")
+
+
+def _helm_chart_roots(paths: Iterable[str]) -> tuple[str, ...]:
+    """Folders (``"x/"``, or ``""`` for the root) holding a Helm ``Chart.yaml``."""
+    return tuple(sorted(p.removesuffix("Chart.yaml") for p in paths if p.rpartition("/")[2] == "Chart.yaml"))
+
+
+def _is_source_of_another_tool(path: str, charts: tuple[str, ...], diagnostics: list[Diagnostic]) -> bool:
+    """Kustomize and Helm sources are not Kubernetes objects: one error naming the file and the
+    ``exclude:`` entry that leaves them out (a chart's other files are skipped under its ``Chart.yaml``)."""
+    folder, _, name = path.rpartition("/")
+    prefix = f"{folder}/" if folder else ""
+    if name in _KUSTOMIZATION_FILES:
+        diagnostics.append(
+            error(
+                "a Kustomize kustomization, not a Kubernetes object: gitops-karmada does not run kustomize; "
+                f"commit its rendered output instead and list the folder under exclude: in {CONFIG_FILE} "
+                f"(exclude: [{prefix}*])",
+                SourceRef(path, 0),
+            )
+        )
+        return True
+    for root in charts:
+        rest = path.removeprefix(root)
+        if path.startswith(root) and (
+            rest == "Chart.yaml" or rest.startswith(_CHART_FOLDERS) or rest.startswith("values")
+        ):
+            if rest == "Chart.yaml":
+                diagnostics.append(
+                    error(
+                        "a Helm chart, not Kubernetes objects: gitops-karmada does not run helm; commit "
+                        f"`helm template` output instead and list the chart under exclude: in {CONFIG_FILE} "
+                        f"(exclude: [{root}*])",
+                        SourceRef(path, 0),
+                    )
+                )
+            return True
+    return False
 
 
 def _is_utf8(path: str) -> bool:

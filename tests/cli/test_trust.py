@@ -461,3 +461,31 @@ def test_colour_on_a_terminal_unless_no_color_is_set(tmp_path: Path) -> None:
         plain = _on_a_terminal(repo, {"NO_COLOR": "1"}, *args)
         assert b"\x1b[" not in plain, args
         assert b"warning: apps/typo.yaml[0]" in plain or b"member1" in plain
+
+
+# -- item 11: Kustomize and Helm sources in the repository -------------------------------------------------
+
+
+def test_kustomize_and_helm_sources_are_named_with_the_exclude_that_leaves_them_out(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write("overlays/prod/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\n"
+               "kind: Kustomization\nresources:\n- ../../apps/web.yaml\n")  # fmt: skip
+    repo.write("charts/api/Chart.yaml", "apiVersion: v2\nname: api\nversion: 0.1.0\n")
+    repo.write("charts/api/values.yaml", "replicaCount: 2\n")
+    repo.write("charts/api/templates/deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
+               "  name: {{ .Release.Name }}\n")  # fmt: skip
+    repo.commit("sources of other tools")
+    stderr = repo.cli("validate", check=1).stderr
+    assert (
+        "error: overlays/prod/kustomization.yaml[0]: a Kustomize kustomization, not a Kubernetes object: "
+        "gitops-karmada does not run kustomize; commit its rendered output instead and list the folder under "
+        "exclude: in gitops-karmada.yaml (exclude: [overlays/prod/*])"
+    ) in stderr
+    assert "error: charts/api/Chart.yaml[0]: a Helm chart, not Kubernetes objects" in stderr
+    assert "(exclude: [charts/api/*])" in stderr
+    assert "templates/deployment.yaml" not in stderr and "values.yaml" not in stderr, "one error per chart"
+    assert "nothing written" in repo.cli("reconcile", check=1).stderr
+    repo.write("gitops-karmada.yaml", "exclude: [overlays/prod/*, charts/api/*]\n")
+    repo.commit("exclude them")
+    assert "error" not in repo.cli("validate").stderr
+    repo.cli("reconcile")

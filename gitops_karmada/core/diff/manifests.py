@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.core.diff.fields import field_changes
 from gitops_karmada.core.diff.model import ChangeKind, ObjectDiff, SecretKeys
 from gitops_karmada.core.diff.secrets import is_secret, mask_secret_pair
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, kind_folder
@@ -79,7 +80,7 @@ def compare_manifests(
             if after is None
             else ChangeKind.MODIFIED
         )
-        text, secret_keys, note = diff_object(path, before, after)
+        text, secret_keys, note, fields = _compare_object(path, before, after)
         diffs.append(
             ObjectDiff(
                 cluster=cluster,
@@ -90,6 +91,7 @@ def compare_manifests(
                 diff=text,
                 secret_keys=secret_keys,
                 note=note,
+                fields=fields,
             )
         )
     return tuple(diffs)
@@ -97,12 +99,20 @@ def compare_manifests(
 
 def diff_object(path: str, before: bytes | None, after: bytes | None) -> tuple[str, SecretKeys | None, str]:
     """(unified diff lines, Secret key changes, note) of one manifest; values of Secrets never appear."""
+    text, secret_keys, note, _ = _compare_object(path, before, after)
+    return text, secret_keys, note
+
+
+def _compare_object(
+    path: str, before: bytes | None, after: bytes | None
+) -> tuple[str, SecretKeys | None, str, tuple[str, ...]]:
+    """``diff_object``'s answer plus the changed fields (none for a Secret: its key summary says it)."""
     old, new = _parse(before), _parse(after)
     unreadable = (before is not None and old is None) or (after is not None and new is None)
     if unreadable:
         if path.split("/")[1:2] == [SECRET_FOLDER] or is_secret(old) or is_secret(new):
-            return "", None, "the Secret does not parse as YAML; its content is not shown"
-        return _unified(_text(before), _text(after)), None, ""
+            return "", None, "the Secret does not parse as YAML; its content is not shown", ()
+        return _unified(_text(before), _text(after)), None, "", ()
     secret_keys: SecretKeys | None = None
     transformed = False
     if is_secret(old) or is_secret(new):
@@ -125,7 +135,8 @@ def diff_object(path: str, before: bytes | None, after: bytes | None) -> tuple[s
             if not text
             else "items were reordered too (matched by name, shown in the base order)"
         )
-    return text, secret_keys, note
+    fields = field_changes(old, new) if secret_keys is None and text else ()
+    return text, secret_keys, note, fields
 
 
 def align(after: Any, before: Any) -> tuple[Any, bool]:

@@ -299,6 +299,8 @@ def object_block(obj: ObjectDiff) -> str:
         ]
     if obj.note:
         lines += [f"_{escape(obj.note)}_", ""]
+    if obj.fields:
+        lines += [*(f"- {code(field)}" for field in obj.fields), ""]
     if obj.diff:
         fence = _fence(obj.diff)
         lines += [f"{fence}diff", obj.diff.rstrip("\n"), fence, ""]

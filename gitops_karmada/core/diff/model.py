@@ -268,6 +268,8 @@ class ObjectDiff:
     """Unified diff lines without file headers; Secret values masked. Empty when only order changed."""
     secret_keys: SecretKeys | None = None
     note: str = ""
+    fields: tuple[str, ...] = ()
+    """Changed fields of a modified object (``spec.replicas: 4 → 6``), from deepdiff; none for Secrets."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -279,6 +281,7 @@ class ObjectDiff:
             "diff": self.diff,
             "secretKeys": None if self.secret_keys is None else self.secret_keys.to_dict(),
             "note": self.note,
+            "fields": list(self.fields),
         }
 
 

@@ -192,6 +192,7 @@ def _object(obj: ObjectDiff, style: _Style) -> list[str]:
         )
     if obj.note:
         lines.append(f"  ({obj.note})")
+    lines += [f"  {style('~', 'yellow')} {field}" for field in obj.fields]
     for line in obj.diff.splitlines():
         if line.startswith("@@"):
             lines.append(style(line, "cyan"))
