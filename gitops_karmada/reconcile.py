@@ -113,6 +113,8 @@ class ReconcileRequest:
     """Load the binding of every reused template into the result (False: only what the run needed)."""
     hash_blob: Callable[[bytes], str] = blob_sha
     """The repository's blob id function (SHA-1 or SHA-256 repositories)."""
+    progress: Callable[[int, int], None] | None = None
+    """Told (templates done, templates in all) after each template; an entry point draws it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,8 +322,10 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     fingerprints = FingerprintContext(inputs, request.snapshot_files)
     focus = request.focus
     done: dict[Identity, TemplateOutcome] = {}
+    progress = request.progress or (lambda _done, _total: None)
     # workloads first, then the objects they depend on, which follow them to their clusters
-    for template in sorted(templates, key=lambda t: t.key.identity in requirers):
+    for count, template in enumerate(sorted(templates, key=lambda t: t.key.identity in requirers), start=1):
+        progress(count - 1, len(templates))
         ident = template.key.identity
         match = matches[ident]
         required = requirements(
@@ -339,6 +343,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         ledger, done[ident] = _process(
             ctx, ledger, template, match, previous.binding(ident), required, fingerprint
         )
+    progress(len(templates), len(templates))
     outcomes = [done[t.key.identity] for t in templates]
     diagnostics.extend(
         unmatched_templates(

@@ -30,6 +30,8 @@ from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.core.diff.guardrails import Guardrail
     from gitops_karmada.core.diff.model import PlanDiff
@@ -124,6 +126,7 @@ def reconcile_ref(
     reschedule: frozenset[tuple[str, str, str, str]] = frozenset(),
     allow: frozenset[str] = frozenset(),
     full: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReconcileOutcome:
     """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
 
@@ -141,7 +144,7 @@ def reconcile_ref(
             return ReconcileOutcome(None, None, up_to_date=current)
     # the write path needs only what it redoes: reused templates' records are not read at all
     state = read_commit(store, ref, reschedule=reschedule, full=full, materialize=False)
-    result = reconcile(state.request)
+    result = reconcile(replace(state.request, progress=progress))
     if not result.input_ok:
         return ReconcileOutcome(state, result)
     changes = result.changes(state.current_blobs, store.blob_id)
@@ -238,6 +241,7 @@ def reconcile_and_push(
     message: str | None = None,
     allow: frozenset[str] = frozenset(),
     full: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReconcileOutcome:
     """Reconcile, then push to the branch's upstream; on a rejected push fetch, re-render and retry."""
     if not ref.startswith("refs/heads/"):
@@ -246,7 +250,7 @@ def reconcile_and_push(
     if upstream is None:
         raise GitError("push", f"{ref} has no upstream; set one with git branch --set-upstream-to")
     remote, remote_branch = upstream
-    outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full)
+    outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full, progress=progress)
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         if outcome.up_to_date is None and (outcome.result is None or not outcome.result.input_ok):
             return outcome
@@ -262,7 +266,7 @@ def reconcile_and_push(
             )
             remote_sha = store.fetch(remote, remote_branch)
             _rebase_onto_remote(store, ref, outcome, remote_sha)
-            outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full)
+            outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full, progress=progress)
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
         return replace(outcome, pushed=True)

@@ -12,6 +12,7 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, placement_table
+from gitops_karmada.cli.progress import template_progress
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -122,15 +123,11 @@ def reconcile_command(
         raise click.UsageError("--dry-run and --push exclude each other")
     store = GitStore.open(repo)
     allowed = frozenset(allow)
-    if dry_run:
-        outcome = reconcile_ref(
-            store, rev if rev != "HEAD" else "HEAD", dry_run=True, allow=allowed, full=full
-        )
-    else:
-        ref = target_ref(store, rev)
-        outcome = (
-            reconcile_and_push(store, ref, message=message, allow=allowed, full=full)
-            if push
-            else reconcile_ref(store, ref, message=message, allow=allowed, full=full)
-        )
+    with template_progress() as progress:
+        if dry_run:
+            outcome = reconcile_ref(store, rev, dry_run=True, allow=allowed, full=full, progress=progress)
+        else:
+            ref = target_ref(store, rev)
+            run = reconcile_and_push if push else reconcile_ref
+            outcome = run(store, ref, message=message, allow=allowed, full=full, progress=progress)
     report(outcome, dry_run=dry_run)

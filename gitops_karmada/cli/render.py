@@ -12,6 +12,7 @@ from gitops_karmada.adapters.directory import write_tree
 from gitops_karmada.cli.explain import all_explanations
 from gitops_karmada.cli.options import read_source, source_options
 from gitops_karmada.cli.output import binding_list, echo_diagnostics, placement_table, to_json, to_yaml
+from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.reconcile import reconcile
 
 
@@ -44,7 +45,9 @@ def render(
     """Compute placement, bindings and rendered manifests; print them, write nothing to the repository."""
     state = read_source(repo, rev, worktree)
     # explanations need every template scheduled anew (as Karmada would if it ran now)
-    result = reconcile(replace(state.request, explain=with_explanations, full=with_explanations))
+    with template_progress() as progress:
+        request = replace(state.request, explain=with_explanations, full=with_explanations, progress=progress)
+        result = reconcile(request)
     echo_diagnostics(result.diagnostics)
     if not result.input_ok:
         raise click.exceptions.Exit(1)

@@ -7,6 +7,7 @@ warnings, each naming the file, the document and the field.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
@@ -14,6 +15,7 @@ from loguru import logger
 
 from gitops_karmada.cli.options import read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics
+from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.reconcile import reconcile
 
@@ -27,7 +29,8 @@ if TYPE_CHECKING:
 def validate(repo: Path, rev: str, worktree: bool, strict: bool) -> None:
     """Check templates, policies, clusters and binding records, and run the pipeline without writing."""
     state = read_source(repo, rev, worktree)
-    result = reconcile(state.request)
+    with template_progress("checking templates") as progress:
+        result = reconcile(replace(state.request, progress=progress))
     diagnostics = result.diagnostics
     echo_diagnostics(diagnostics)
     errors = sum(1 for d in diagnostics if d.is_error)
