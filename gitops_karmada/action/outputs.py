@@ -9,6 +9,8 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.workflow_commands import workflow_command
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
@@ -27,15 +29,4 @@ def format_outputs(values: Mapping[str, str], new_delimiter: Callable[[], str] |
     return "".join(line + "\n" for line in lines)
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def workflow_command(kind: str, message: str, title: str = "") -> str:
-    """``::error title=T::message`` with the runner's escaping (a message cannot start another command)."""
-    properties = f" title={_escape_property(title)}" if title else ""
-    return f"::{kind}{properties}::{_escape_data(message)}"
+__all__ = ["format_outputs", "workflow_command"]

@@ -7,35 +7,110 @@ warnings, each naming the file, the document and the field.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from loguru import logger
 
 from gitops_karmada.cli.options import read_source, source_options
-from gitops_karmada.cli.output import echo_diagnostics
+from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.workflow_commands import workflow_command
+from gitops_karmada.core.yaml_input import load_yaml_documents
+from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
+
+    from gitops_karmada.model.diagnostics import Diagnostic
+    from gitops_karmada.reconcile import ReconcileRequest
+
+_LINE_IN_MESSAGE = re.compile(r"\bline (\d+)\b")
+
+
+def located(diagnostics: Sequence[Diagnostic], request: ReconcileRequest) -> list[dict[str, Any]]:
+    """The diagnostics as JSON-ready objects with the 1-based line of their document (or of a YAML error)."""
+    lines: dict[str, dict[int, int]] = {}
+    found = []
+    for d in sorted(diagnostics, key=lambda d: (not d.is_error, d.source.path if d.source else "~")):
+        item: dict[str, Any] = {"severity": d.severity.value, "message": d.message}
+        if d.source is not None:
+            path = d.source.path
+            if path not in lines:
+                lines[path] = _document_lines(path, request)
+            in_message = _LINE_IN_MESSAGE.search(d.message)
+            line = int(in_message.group(1)) if in_message else lines[path].get(d.source.doc_index, 0)
+            item |= {"file": path, "document": d.source.doc_index, **({"line": line} if line else {})}
+        if d.field:
+            item["field"] = d.field
+        if d.subject:
+            item["subject"] = d.subject
+        item["text"] = str(d)
+        found.append(item)
+    return found
+
+
+def _document_lines(path: str, request: ReconcileRequest) -> dict[int, int]:
+    documents = request.decoded.get(path) if request.decoded is not None else None
+    if documents is None:
+        raw = request.input_files.get(path)
+        if raw is None:
+            return {}
+        try:
+            documents = load_yaml_documents(raw)
+        except InputError:
+            return {}
+    if isinstance(documents, InputError):
+        return {}
+    return {d.index: d.line for d in documents}
+
+
+def annotation(item: dict[str, Any], *, strict: bool) -> str:
+    """One finding as a GitHub annotation (a warning is an error under ``--strict``)."""
+    kind = "error" if item["severity"] == "error" or strict else "warning"
+    title = f"gitops-karmada validate: {item['field']}" if "field" in item else "gitops-karmada validate"
+    return workflow_command(
+        kind, item["message"], title, file=item.get("file", ""), line=int(item.get("line", 0))
+    )
 
 
 @click.command()
 @source_options
 @click.option("--strict", is_flag=True, help="Treat every warning as an error (exit 1 on any).")
-def validate(repo: Path, rev: str, worktree: bool, strict: bool) -> None:
+@click.option(
+    "-o",
+    "--output",
+    "output_format",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
+    help="json: the findings on stdout; github: workflow-command annotations on the file and line.",
+)
+def validate(repo: Path, rev: str, worktree: bool, strict: bool, output_format: str) -> None:
     """Check templates, policies, clusters and binding records, and run the pipeline without writing."""
     state = read_source(repo, rev, worktree)
     with template_progress("checking templates") as progress:
         result = reconcile(replace(state.request, progress=progress))
     diagnostics = result.diagnostics
-    echo_diagnostics(diagnostics)
     errors = sum(1 for d in diagnostics if d.is_error)
     warnings = len(diagnostics) - errors
-    if errors or (strict and warnings):
+    failed = bool(errors or (strict and warnings))
+    if output_format == "text":
+        echo_diagnostics(diagnostics)
+    else:
+        found = located(diagnostics, state.request)
+        if output_format == "json":
+            report = {"valid": not failed, "errors": errors, "warnings": warnings, "diagnostics": found}
+            click.echo(to_json(report), nl=False)
+        else:
+            for item in found:
+                click.echo(annotation(item, strict=strict))
+    if failed:
         counted = f"{errors} error(s)" + (
             f" and {warnings} warning(s) (--strict)" if strict and warnings else ""
         )
@@ -46,6 +121,8 @@ def validate(repo: Path, rev: str, worktree: bool, strict: bool) -> None:
     propagation = len(inputs.propagation_policies) + len(inputs.cluster_propagation_policies)
     overrides = len(inputs.override_policies) + len(inputs.cluster_override_policies)
     unmatched = sum(1 for o in result.outcomes if o.match.state is ClaimState.UNMATCHED and not o.removed)
+    if output_format != "text":
+        return
     click.echo(
         f"valid: {len(inputs.templates)} template(s)"
         + (f" ({unmatched} selected by no policy)" if unmatched else "")
