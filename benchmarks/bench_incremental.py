@@ -45,10 +45,17 @@ class Results:
         print(f"  {step}: {sample.seconds:.2f} s, {sample.peak_rss_mb:.0f} MB", file=sys.stderr, flush=True)
 
 
+REPO_LAYOUT = Path(__file__).resolve().parents[1] / "repo-layout"
+
+
 def build(work: Path, fleet: str, templates: int, policies: int, clusters: int) -> tuple[Path, str]:
+    """A bare repository holding fleet M, K or the example (repo-layout/; the sizes do not apply)."""
     source = work / f"source-{fleet}"
-    writer = write_fleet if fleet == "M" else write_karmada_fleet
-    writer(source, templates, policies, clusters)
+    if fleet == "example":
+        shutil.copytree(REPO_LAYOUT, source)
+    else:
+        writer = write_fleet if fleet == "M" else write_karmada_fleet
+        writer(source, templates, policies, clusters)
     git(source, "init", "-q", "-b", "main")
     git(source, "add", "-A")
     git(source, "commit", "-q", "-m", "fleet")

@@ -27,22 +27,10 @@ from benchmarks.bench_incremental import build, commit_file
 from benchmarks.run import GIT_ENV, git
 from gitops_karmada.core.serialize import dump_yaml_documents, load_yaml_documents
 
-REPO_LAYOUT = Path(__file__).resolve().parents[1] / "repo-layout"
 EXAMPLE_TEMPLATE = "apps/shop/frontend.yaml"
 M_TEMPLATE = "apps/team-00/svc-00000.yaml"
 BURST = 5
 TIMEOUT = 600.0
-
-
-def example_remote(work: Path) -> tuple[Path, str]:
-    source = work / "source-example"
-    shutil.copytree(REPO_LAYOUT, source)
-    git(source, "init", "-q", "-b", "main")
-    git(source, "add", "-A")
-    git(source, "commit", "-q", "-m", "fleet")
-    bare = work / "example.git"
-    git(work, "clone", "-q", "--bare", str(source), str(bare))
-    return bare, git(bare, "rev-parse", "HEAD")
 
 
 def daemon_clone(remote: Path, work: Path) -> Path:
@@ -85,12 +73,8 @@ def percentile(values: list[float], fraction: float) -> float:
 
 
 def measure(fleet: str, pushes: int, work: Path, size: tuple[int, int, int]) -> list[str]:
-    if fleet == "example":
-        remote, _ = example_remote(work)
-        path = EXAMPLE_TEMPLATE
-    else:
-        remote, _ = build(work, "M", *size)
-        path = M_TEMPLATE
+    remote, _ = build(work, fleet, *size)
+    path = EXAMPLE_TEMPLATE if fleet == "example" else M_TEMPLATE
     clone = daemon_clone(remote, work)
     command = [
         *(sys.executable, "-m", "gitops_karmada", "--log-level", "warning", "watch", "--repo", str(clone)),

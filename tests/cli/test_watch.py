@@ -6,12 +6,9 @@ import hashlib
 import hmac
 import json
 import random
-import shutil
 import signal
 import time
 from typing import TYPE_CHECKING
-
-import pytest
 
 from tests.cli.watch_harness import Daemon, Remote, clone, wait_for
 from tests.gitrepos import git
@@ -292,8 +289,3 @@ def test_bad_options_are_usage_errors(tmp_path: Path) -> None:
     repo = FleetRepo(work)
     assert "must be origin/main" in repo.cli("watch", "--remote", "origin", check=2).stderr
     assert "is not HOST:PORT" in repo.cli("watch", "--listen", "nowhere", check=2).stderr
-
-
-@pytest.fixture(autouse=True)
-def _no_leftover_remote(tmp_path: Path) -> None:
-    shutil.rmtree(tmp_path / "hidden.git", ignore_errors=True)
