@@ -14,17 +14,18 @@ from typing import TYPE_CHECKING, Any
 import click
 from loguru import logger
 
+from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.options import read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.workflow_commands import workflow_command
-from gitops_karmada.core.yaml_input import load_yaml_documents
+from gitops_karmada.core.yaml_input import field_lines, line_of_field, load_yaml_documents
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from gitops_karmada.model.diagnostics import Diagnostic
@@ -33,19 +34,29 @@ if TYPE_CHECKING:
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)\b")
 
 
-def located(diagnostics: Sequence[Diagnostic], request: ReconcileRequest) -> list[dict[str, Any]]:
-    """The diagnostics as JSON-ready objects with the 1-based line of their document (or of a YAML error)."""
-    lines: dict[str, dict[int, int]] = {}
+def located(
+    diagnostics: Sequence[Diagnostic], request: ReconcileRequest, read: Callable[[str], bytes | None]
+) -> list[dict[str, Any]]:
+    """The diagnostics as JSON-ready objects with a 1-based line: the one a YAML error reports, else the
+    field's (``read`` gives a file's bytes), else the document's first line."""
+    documents: dict[str, dict[int, int]] = {}
+    fields: dict[tuple[str, int], dict[str, int]] = {}
     found = []
     for d in sorted(diagnostics, key=lambda d: (not d.is_error, d.source.path if d.source else "~")):
         item: dict[str, Any] = {"severity": d.severity.value, "message": d.message}
         if d.source is not None:
-            path = d.source.path
-            if path not in lines:
-                lines[path] = _document_lines(path, request)
+            path, index = d.source.path, d.source.doc_index
+            if path not in documents:
+                documents[path] = _document_lines(path, request)
             in_message = _LINE_IN_MESSAGE.search(d.message)
-            line = int(in_message.group(1)) if in_message else lines[path].get(d.source.doc_index, 0)
-            item |= {"file": path, "document": d.source.doc_index, **({"line": line} if line else {})}
+            line = int(in_message.group(1)) if in_message else 0
+            if not line and d.field:
+                if (path, index) not in fields:
+                    raw = read(path)
+                    fields[path, index] = field_lines(raw, index) if raw is not None else {}
+                line = line_of_field(fields[path, index], d.field)
+            line = line or documents[path].get(index, 0)
+            item |= {"file": path, "document": index, **({"line": line} if line else {})}
         if d.field:
             item["field"] = d.field
         if d.subject:
@@ -53,6 +64,14 @@ def located(diagnostics: Sequence[Diagnostic], request: ReconcileRequest) -> lis
         item["text"] = str(d)
         found.append(item)
     return found
+
+
+def _file_reader(repo: Path, commit: str | None) -> Callable[[str], bytes | None]:
+    """A repository file's bytes at ``commit`` (None: in the work tree)."""
+    if commit is None:
+        return lambda path: (repo / path).read_bytes() if (repo / path).is_file() else None
+    store = GitStore.open(repo)
+    return lambda path: store.read_file(commit, path)
 
 
 def _document_lines(path: str, request: ReconcileRequest) -> dict[int, int]:
@@ -103,7 +122,7 @@ def validate(repo: Path, rev: str, worktree: bool, strict: bool, output_format: 
     if output_format == "text":
         echo_diagnostics(diagnostics)
     else:
-        found = located(diagnostics, state.request)
+        found = located(diagnostics, state.request, _file_reader(repo, state.source))
         if output_format == "json":
             report = {"valid": not failed, "errors": errors, "warnings": warnings, "diagnostics": found}
             click.echo(to_json(report), nl=False)

@@ -600,3 +600,43 @@ def _as_bytes(data: bytes | str) -> bytes:
             f"unacceptable character #x{ord(data[error.start]):04x}: not valid Unicode (a lone surrogate)"
         )
         raise YamlSyntaxError(message, line + 1, column + 1, 0) from None
+
+
+def field_lines(data: bytes, doc_index: int) -> dict[str, int]:
+    """Field path (``spec.clusters[0].name``, as diagnostics spell it) → 1-based line, for one document.
+
+    Only for pointing at a finding: the document is composed into nodes with libyaml's plain safe loader
+    (values are never read from it), and an unreadable stream gives ``{}``.
+    """
+    try:
+        nodes = list(yaml.compose_all(data, Loader=yaml.CSafeLoader))
+    except yaml.YAMLError:
+        return {}
+    if not 0 <= doc_index < len(nodes) or nodes[doc_index] is None:
+        return {}
+    lines: dict[str, int] = {}
+    pending: list[tuple[str, yaml.Node]] = [("", nodes[doc_index])]
+    while pending:  # iterative: a deep document must not reach the recursion limit
+        path, node = pending.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                child = f"{path}.{key.value}" if path else str(key.value)
+                lines.setdefault(child, key.start_mark.line + 1)
+                pending.append((child, value))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                child = f"{path}[{index}]"
+                lines.setdefault(child, item.start_mark.line + 1)
+                pending.append((child, item))
+    return lines
+
+
+def line_of_field(lines: dict[str, int], field: str) -> int:
+    """The line of ``field`` or of its nearest ancestor present in ``lines`` (0 when none is)."""
+    path = field.rstrip(".")
+    while path:
+        if path in lines:
+            return lines[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return 0

@@ -66,3 +66,35 @@ def test_json_output_lists_every_finding_and_keeps_the_exit_code(tmp_path: Path)
         "warnings": 0,
         "diagnostics": [],
     }
+
+
+POLICY = """\
+apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata:
+  name: web
+  namespace: shop
+spec:
+  resourceSelectors:
+    - apiVersion: apps/v1
+      kind: Deployment
+      name: web
+  placement:
+    replicaScheduling:
+      replicaSchedulingType: Divided
+      replicaDivisionPreference: Weighted
+      weightPreference:
+        staticWeightList:
+          - targetCluster: {clusterNames: [member1]}
+            weight: 0
+"""
+
+
+def test_an_annotation_points_at_the_line_of_the_field(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    repo.write("policies/web.yaml", POLICY)
+    repo.commit("a zero weight")
+    for where in ((), ("--worktree",)):
+        (line,) = repo.cli("validate", *where, "-o", "github", check=1).stdout.splitlines()
+        assert line.startswith("::error file=policies/web.yaml,line=18,title=gitops-karmada validate%3A "
+                               "spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight::")  # fmt: skip

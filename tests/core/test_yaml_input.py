@@ -474,3 +474,19 @@ def test_nesting_is_bounded_with_the_line_named() -> None:
         load_yaml_documents(too_deep.encode())
     at_the_limit = "x: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "\n"
     assert load_yaml_documents(at_the_limit.encode())[0].body is not None
+
+
+def test_field_lines_locate_keys_and_items_of_one_document() -> None:
+    from gitops_karmada.core.yaml_input import field_lines, line_of_field
+
+    raw = b"# one\n---\nkind: A\nspec:\n  items:\n  - name: x\n  - name: y\n    weight: 0\n---\nkind: B\n"
+    lines = field_lines(raw, 0)
+    assert lines["kind"] == 3 and lines["spec.items[1]"] == 7 and lines["spec.items[1].weight"] == 8
+    assert line_of_field(lines, "spec.items[1].missing") == 7  # the nearest ancestor
+    assert line_of_field(lines, "other") == 0
+    assert field_lines(raw, 1) == {"kind": 10}
+    assert field_lines(b"a: [unclosed\n", 0) == {}
+    nested = b"a:\n" + b"".join(b"  " * i + b"- \n" for i in range(1, 200))
+    assert len(field_lines(nested, 0)) == 200  # "a" and its 199 nested items, walked without recursion
+    too_deep = b"a:\n" + b"".join(b"  " * i + b"- \n" for i in range(1, 5000))
+    assert field_lines(too_deep, 0) == {}  # libyaml refuses it; the caller falls back to the document's line
