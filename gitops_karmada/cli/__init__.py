@@ -11,6 +11,7 @@ import click
 from loguru import logger
 
 from gitops_karmada import __version__
+from gitops_karmada.cli.completion import completion_command
 from gitops_karmada.cli.demo import demo
 from gitops_karmada.cli.diff import diff_command
 from gitops_karmada.cli.explain import explain
@@ -62,6 +63,7 @@ cli.add_command(explain)
 cli.add_command(reschedule)
 cli.add_command(interpret)
 cli.add_command(watch_command)
+cli.add_command(completion_command)
 
 
 def main(argv: list[str] | None = None) -> None:

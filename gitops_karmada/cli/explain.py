@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from gitops_karmada.cli.completion import complete_reference
 from gitops_karmada.cli.options import read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.core.binding import applied_clusters, render_notes
@@ -192,7 +193,7 @@ def explanation_text(outcome: TemplateOutcome) -> str:
 
 
 @click.command()
-@click.argument("reference", metavar="KIND/NAMESPACE/NAME")
+@click.argument("reference", metavar="KIND/NAMESPACE/NAME", shell_complete=complete_reference)
 @source_options
 @click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True)  # fmt: skip

@@ -13,6 +13,7 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.history import RecordChange, template_history
 from gitops_karmada.adapters.lifecycle import LifecycleError, TemplateReference
 from gitops_karmada.adapters.repository import rfc3339
+from gitops_karmada.cli.completion import complete_reference
 from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import to_json
 
@@ -51,7 +52,7 @@ def _template_reference(_ctx: click.Context, _param: click.Parameter, text: str)
 
 
 @click.command("history")
-@click.argument("template", callback=_template_reference)
+@click.argument("template", callback=_template_reference, shell_complete=complete_reference)
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="Where the history walk starts.")
 @click.option(

@@ -14,6 +14,7 @@ import click
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.reconciler import reconcile_ref, target_ref
 from gitops_karmada.adapters.repository import read_commit
+from gitops_karmada.cli.completion import complete_reference
 from gitops_karmada.cli.explain import find_outcome
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.argument("references", metavar="KIND/NAMESPACE/NAME...", nargs=-1)
+@click.argument("references", metavar="KIND/NAMESPACE/NAME...", nargs=-1, shell_complete=complete_reference)
 @click.option("--all", "everything", is_flag=True, help="Reschedule every propagated template.")
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The branch (or HEAD) to read and commit on.")
