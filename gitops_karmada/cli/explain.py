@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gitops_karmada.model.keys import ObjectKey
-    from gitops_karmada.reconcile import RenderResult, TemplateOutcome
+    from gitops_karmada.reconcile import ReconcileRequest, RenderResult, TemplateOutcome
 
 
 def parse_reference(reference: str) -> tuple[str, str, str, str]:
@@ -200,13 +200,7 @@ def explanation_text(outcome: TemplateOutcome) -> str:
 @click.option("--fresh", is_flag=True, help="Explain the Fresh division `reschedule` would make instead.")
 def explain(reference: str, repo: Path, rev: str, worktree: bool, output_format: str, fresh: bool) -> None:
     """Explain the placement of one template: policy, interpretation, scheduling, overrides."""
-    state = read_source(repo, rev, worktree)
-    # only the template explained is redone (and what it needs); the rest of the fleet is taken as recorded
-    request = replace(state.request, explain=True, focus=refers_to(reference), materialize=False)
-    result = reconcile(request)
-    if fresh and result.input_ok:
-        identity = find_outcome(result, reference).key.identity
-        result = reconcile(replace(request, reschedule=frozenset({identity})))
+    result = explained(read_source(repo, rev, worktree).request, reference, fresh=fresh)
     if not result.input_ok:
         echo_diagnostics(result.diagnostics)
         raise click.exceptions.Exit(1)
@@ -215,6 +209,17 @@ def explain(reference: str, repo: Path, rev: str, worktree: bool, output_format:
         click.echo(to_json(explanation(outcome)), nl=False)
     else:
         click.echo(explanation_text(outcome), nl=False)
+
+
+def explained(request: ReconcileRequest, reference: str, *, fresh: bool = False) -> RenderResult:
+    """The run that explains ``reference`` (``fresh``: the Fresh division ``reschedule`` would make)."""
+    # only the template explained is redone (and what it needs); the rest of the fleet is taken as recorded
+    request = replace(request, explain=True, focus=refers_to(reference), materialize=False)
+    result = reconcile(request)
+    if fresh and result.input_ok:
+        identity = find_outcome(result, reference).key.identity
+        result = reconcile(replace(request, reschedule=frozenset({identity})))
+    return result
 
 
 def all_explanations(result: RenderResult) -> dict[str, Any]:

@@ -16,15 +16,21 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
+def shop_remote(tmp_path: Path) -> Path:
+    """A bare remote holding the shop fleet, as a team's Git server would."""
+    origin = shop(tmp_path)
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(remote))
+    return remote
+
+
 def clone(remote: Path, path: Path) -> FleetRepo:
     git(remote.parent, "clone", "-q", str(remote), str(path))
     return FleetRepo(path)
 
 
 def test_push_publishes_the_reconcile_commit(tmp_path: Path) -> None:
-    origin = shop(tmp_path)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(remote))
+    remote = shop_remote(tmp_path)
     work = clone(remote, tmp_path / "work")
     work.cli("reconcile", "--push")
     assert git(remote, "rev-parse", "main") == work.head()
@@ -32,9 +38,7 @@ def test_push_publishes_the_reconcile_commit(tmp_path: Path) -> None:
 
 
 def test_push_race_is_resolved_by_rerendering_on_the_fetched_tip(tmp_path: Path) -> None:
-    origin = shop(tmp_path)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(remote))
+    remote = shop_remote(tmp_path)
     ci = clone(remote, tmp_path / "ci")
     dev = clone(remote, tmp_path / "dev")
     # the developer pushes a scale-up after CI checked out
@@ -52,9 +56,7 @@ def test_push_race_is_resolved_by_rerendering_on_the_fetched_tip(tmp_path: Path)
 
 
 def test_push_never_drops_a_users_unpushed_commit(tmp_path: Path) -> None:
-    origin = shop(tmp_path)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(remote))
+    remote = shop_remote(tmp_path)
     ci = clone(remote, tmp_path / "ci")
     dev = clone(remote, tmp_path / "dev")
     dev.write("apps/other.yaml", deployment("other", "shop"))
@@ -86,9 +88,7 @@ def test_the_module_entry_point_runs() -> None:
 
 
 def test_push_when_already_up_to_date_says_so(tmp_path: Path) -> None:
-    origin = shop(tmp_path)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(remote))
+    remote = shop_remote(tmp_path)
     work = clone(remote, tmp_path / "work")
     work.cli("reconcile", "--push")
     again = work.cli("reconcile", "--push")

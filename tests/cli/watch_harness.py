@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tests.action.scenarios import REPO_LAYOUT
-from tests.cli.test_reconcile import shop
+from tests.cli.test_push import shop_remote
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
@@ -139,10 +139,10 @@ class Remote:
             origin = FleetRepo(tmp_path / "example")
             git(origin.path, "init", "-q", "-b", "main")
             origin.commit("example fleet")
+            bare = tmp_path / "remote.git"
+            git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(bare))
         else:
-            origin = shop(tmp_path)
-        bare = tmp_path / "remote.git"
-        git(tmp_path, "clone", "-q", "--bare", str(origin.path), str(bare))
+            bare = shop_remote(tmp_path)
         user = clone(bare, tmp_path / "user")
         return cls(bare, user)
 

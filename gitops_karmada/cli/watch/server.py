@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 import urllib.parse
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
@@ -19,10 +19,9 @@ from loguru import logger
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from gitops_karmada.adapters.repository import read_commit
-from gitops_karmada.cli.explain import explanation_text, find_outcome, refers_to
+from gitops_karmada.cli.explain import explained, explanation_text, find_outcome
 from gitops_karmada.cli.watch.page import explain_page, status_page
 from gitops_karmada.cli.watch.webhook import MAX_BODY_BYTES, Verdict, decide
-from gitops_karmada.reconcile import reconcile
 
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024
 """An oversized body is read and dropped up to this size (then the connection is closed)."""
@@ -46,10 +45,9 @@ class App:
         if not reconciled:
             return 503, "nothing reconciled yet"
         try:
-            wanted = refers_to(template)
             with self.worker.lock:  # never read while a run writes the caches
                 state = read_commit(self.worker.store, reconciled, materialize=False)
-                result = reconcile(replace(state.request, explain=True, focus=wanted, materialize=False))
+                result = explained(state.request, template)
             if not result.input_ok:
                 return 409, "the reconciled commit does not render any more"
             return 200, explanation_text(find_outcome(result, template))

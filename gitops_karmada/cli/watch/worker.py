@@ -131,7 +131,8 @@ class Worker:
         now = self.store.resolve(self.settings.ref)
         self._handled = now
         record = self._record(outcome, started, time.monotonic() - clock)
-        self._finish(record, reconciled=now if record.result is not RunResult.INVALID else None)
+        wrote_nothing = record.result in (RunResult.INVALID, RunResult.REFUSED)  # the last good output stays
+        self._finish(record, reconciled=None if wrote_nothing else now)
         return record.result
 
     def _tip(self) -> str:
