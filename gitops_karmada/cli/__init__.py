@@ -13,8 +13,10 @@ from loguru import logger
 from gitops_karmada import __version__
 from gitops_karmada.cli.completion import completion_command
 from gitops_karmada.cli.demo import demo
+from gitops_karmada.cli.describe import describe_command
 from gitops_karmada.cli.diff import diff_command
 from gitops_karmada.cli.explain import explain
+from gitops_karmada.cli.get import get_command
 from gitops_karmada.cli.history import history_command
 from gitops_karmada.cli.interpret import interpret
 from gitops_karmada.cli.logs import configure_logging, logging_format
@@ -64,6 +66,8 @@ cli.add_command(reschedule)
 cli.add_command(interpret)
 cli.add_command(watch_command)
 cli.add_command(completion_command)
+cli.add_command(get_command)
+cli.add_command(describe_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -19,6 +19,7 @@ from loguru import logger
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
 from gitops_karmada.cli.logs import colour_wanted
+from gitops_karmada.cli.options import output_option
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import (
     COMMENT_LIMIT,
@@ -76,15 +77,7 @@ MIN_BUDGET = 10_000
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Read the head side from the files of this checkout instead of a commit.",
 )
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["text", "markdown", "json"]),
-    default="text",
-    show_default=True,
-    help="markdown: the pull-request comment (within --max-chars); json: for machines.",
-)
+@output_option("text", "markdown", "json")
 @click.option(
     "--exit-code",
     type=click.BOOL,

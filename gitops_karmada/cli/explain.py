@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gitops_karmada.cli.completion import complete_reference
-from gitops_karmada.cli.options import read_source, source_options
+from gitops_karmada.cli.options import output_option, read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.core.binding import applied_clusters, render_notes
 from gitops_karmada.core.overrides import describe_override_result
@@ -195,8 +195,7 @@ def explanation_text(outcome: TemplateOutcome) -> str:
 @click.command()
 @click.argument("reference", metavar="KIND/NAMESPACE/NAME", shell_complete=complete_reference)
 @source_options
-@click.option("-o", "--output", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)  # fmt: skip
+@output_option("text", "json")
 @click.option("--fresh", is_flag=True, help="Explain the Fresh division `reschedule` would make instead.")
 def explain(reference: str, repo: Path, rev: str, worktree: bool, output_format: str, fresh: bool) -> None:
     """Explain the placement of one template: policy, interpretation, scheduling, overrides."""

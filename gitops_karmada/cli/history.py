@@ -14,8 +14,9 @@ from gitops_karmada.adapters.history import RecordChange, template_history
 from gitops_karmada.adapters.lifecycle import LifecycleError, TemplateReference
 from gitops_karmada.adapters.repository import rfc3339
 from gitops_karmada.cli.completion import complete_reference
-from gitops_karmada.cli.options import repo_option
+from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json
+from gitops_karmada.cli.tables import terminal_width
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from gitops_karmada.adapters.history import TemplateHistory
 
 
-def history_table(history: TemplateHistory, width: int = 200) -> str:
+def history_table(history: TemplateHistory, width: int | None = None) -> str:
     table = Table(show_lines=False, pad_edge=False, box=None, header_style="bold")
     for column in ("COMMIT", "DATE", "ORIGIN", "SOURCE", "POLICY", "RECORD", "CLUSTERS", "CONDITIONS"):
         table.add_column(column, no_wrap=column not in ("CLUSTERS", "CONDITIONS"))
@@ -40,7 +41,7 @@ def history_table(history: TemplateHistory, width: int = 200) -> str:
             "; ".join(str(change) for change in row.conditions) or "-",
         )
     buffer = io.StringIO()
-    Console(file=buffer, width=width, color_system=None, highlight=False).print(table)
+    Console(file=buffer, width=width or terminal_width(), color_system=None, highlight=False).print(table)
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
@@ -55,14 +56,7 @@ def _template_reference(_ctx: click.Context, _param: click.Parameter, text: str)
 @click.argument("template", callback=_template_reference, shell_complete=complete_reference)
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="Where the history walk starts.")
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-)
+@output_option("text", "json")
 def history_command(template: TemplateReference, repo: Path, rev: str, output_format: str) -> None:
     """List the commits that changed TEMPLATE's binding record, newest first, with the replica moves.
 

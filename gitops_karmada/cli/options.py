@@ -65,3 +65,43 @@ def allow_option(func: F) -> F:
         type=click.Choice(GUARDRAIL_NAMES),
         help="Commit although this guardrail (gitops-karmada.yaml) objects; repeatable; all: every one.",
     )(func)
+
+
+OUTPUT_HELP = {
+    "text": "for people (tables, lines)",
+    "wide": "a table with more columns",
+    "yaml": "YAML",
+    "json": "JSON",
+    "name": "kind/name lines",
+    "markdown": "Markdown (a pull-request comment)",
+    "github": "GitHub workflow-command annotations",
+}
+
+
+class OutputChoice(click.Choice[str]):
+    """``-o``'s choices; ``table``, the name some commands used before, still means ``text``."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        if value == "table" and "text" in self.choices:
+            value = "text"
+        return str(super().convert(value, param, ctx))
+
+
+def output_option(*formats: str, default: str = "text") -> Callable[[F], F]:
+    """``-o/--output FORMAT``, one vocabulary for every command (text, wide, yaml, json, name, ...)."""
+    unknown = [f for f in formats if f not in OUTPUT_HELP]
+    assert not unknown, f"formats outside the shared vocabulary: {unknown}"
+    described = "; ".join(f"{f}: {OUTPUT_HELP[f]}" for f in formats)
+
+    def decorate(func: F) -> F:
+        return click.option(
+            "-o",
+            "--output",
+            "output_format",
+            type=OutputChoice(list(formats)),
+            default=default,
+            show_default=True,
+            help=described + ".",
+        )(func)
+
+    return decorate

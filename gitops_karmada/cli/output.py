@@ -10,6 +10,7 @@ from loguru import logger
 from rich.console import Console
 from rich.table import Table
 
+from gitops_karmada.cli.tables import terminal_width
 from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.serialize import dump_yaml
 
@@ -71,7 +72,7 @@ def _cell(binding: ResourceBinding, cluster: str) -> str:
     return "✓" if cluster in rendered else "-"
 
 
-def placement_table(result: RenderResult, width: int = 160, *, only_redone: bool = False) -> str:
+def placement_table(result: RenderResult, width: int | None = None, *, only_redone: bool = False) -> str:
     """Templates × clusters: replicas per cluster (✓ for objects without replicas, - when absent).
 
     ``only_redone``: only the templates the run computed (not those reused from the previous run).
@@ -103,7 +104,7 @@ def placement_table(result: RenderResult, width: int = 160, *, only_redone: bool
         status = "failed" if outcome.failed else "ok"
         table.add_row(str(outcome.key), policy_name, *(_cell(binding, c) for c in clusters), status)
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width, color_system=None, highlight=False)
+    console = Console(file=buffer, width=width or terminal_width(), color_system=None, highlight=False)
     console.print(table)
     if result.quotas:
         quotas = Table(pad_edge=False, box=None, header_style="bold")

@@ -10,9 +10,10 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
-from gitops_karmada.cli.options import allow_option, repo_option
-from gitops_karmada.cli.output import echo_diagnostics, placement_table
+from gitops_karmada.cli.options import allow_option, output_option, repo_option
+from gitops_karmada.cli.output import echo_diagnostics, placement_table, to_json
 from gitops_karmada.cli.progress import template_progress
+from gitops_karmada.cli.run_report import reconcile_document
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,6 +30,12 @@ EXIT_GUARDRAIL = 3
 
 def report_refusal(plan: PlanDiff, command: str, *, dry_run: bool) -> None:
     """The guardrails that refuse a commit, and the flag that lifts each; exit 3."""
+    log_refusal(plan, command, dry_run=dry_run)
+    raise click.exceptions.Exit(EXIT_GUARDRAIL)
+
+
+def log_refusal(plan: PlanDiff, command: str, *, dry_run: bool) -> None:
+    """The guardrails that refuse a commit, and the flag that lifts each, through the log."""
     verb = "would refuse" if dry_run else "refused"
     log = logger.bind(logger=command)
     log.error("guardrails {} the commit ({} violation(s)); nothing was written:", verb, len(plan.violations))
@@ -41,7 +48,20 @@ def report_refusal(plan: PlanDiff, command: str, *, dry_run: bool) -> None:
         command,
         flags,
     )
-    raise click.exceptions.Exit(EXIT_GUARDRAIL)
+
+
+def report_json(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcile") -> None:
+    """The run as one JSON document on stdout; diagnostics and the summary to the log; the same exit code."""
+    document = reconcile_document(outcome, dry_run=dry_run)
+    if outcome.result is not None:
+        echo_diagnostics(outcome.result.diagnostics)
+        logger.bind(logger=command).info("{}", summary_line(outcome.result, outcome))
+    if outcome.refused:
+        assert outcome.guard is not None
+        log_refusal(outcome.guard, command, dry_run=dry_run)
+    click.echo(to_json(document), nl=False)
+    if document["exitCode"]:
+        raise click.exceptions.Exit(document["exitCode"])
 
 
 def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcile") -> None:
@@ -111,13 +131,21 @@ def summary_line(result: RenderResult, outcome: ReconcileOutcome) -> str:
     help="Redo every template (by default, templates whose inputs did not change are taken as recorded).",
 )
 @allow_option
+@output_option("text", "json")
 def reconcile_command(
-    repo: Path, rev: str, dry_run: bool, push: bool, message: str | None, full: bool, allow: tuple[str, ...]
+    repo: Path,
+    rev: str,
+    dry_run: bool,
+    push: bool,
+    message: str | None,
+    full: bool,
+    allow: tuple[str, ...],
+    output_format: str,
 ) -> None:
     """Render the fleet at REV and commit the cluster folders and binding records on the same branch.
 
     The guardrails of gitops-karmada.yaml (default: cluster-emptied, namespace-removed) refuse a commit
-    that meets them: exit 3, nothing written; --allow lifts one.
+    that meets them: exit 3, nothing written; --allow lifts one. -o json: one ReconcileReport document.
     """
     if dry_run and push:
         raise click.UsageError("--dry-run and --push exclude each other")
@@ -130,4 +158,7 @@ def reconcile_command(
             ref = target_ref(store, rev)
             run = reconcile_and_push if push else reconcile_ref
             outcome = run(store, ref, message=message, allow=allowed, full=full, progress=progress)
-    report(outcome, dry_run=dry_run)
+    if output_format == "json":
+        report_json(outcome, dry_run=dry_run)
+    else:
+        report(outcome, dry_run=dry_run)

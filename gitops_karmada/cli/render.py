@@ -10,7 +10,7 @@ from loguru import logger
 
 from gitops_karmada.adapters.directory import write_tree
 from gitops_karmada.cli.explain import all_explanations
-from gitops_karmada.cli.options import read_source, source_options
+from gitops_karmada.cli.options import output_option, read_source, source_options
 from gitops_karmada.cli.output import binding_list, echo_diagnostics, placement_table, to_json, to_yaml
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.reconcile import reconcile
@@ -18,15 +18,7 @@ from gitops_karmada.reconcile import reconcile
 
 @click.command()
 @source_options
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["table", "yaml", "json"]),
-    default="table",
-    show_default=True,
-    help="table: placement; yaml/json: a List of the ResourceBinding records.",
-)
+@output_option("text", "yaml", "json")
 @click.option(
     "--out",
     "out_dir",

@@ -11,9 +11,10 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.lifecycle import ROLLBACK_TO_TRAILER
 from gitops_karmada.adapters.reconciler import target_ref
 from gitops_karmada.adapters.rollback import plan_rollback, roll_back
-from gitops_karmada.cli.options import allow_option, repo_option
-from gitops_karmada.cli.output import echo_diagnostics
-from gitops_karmada.cli.reconcile import report_refusal
+from gitops_karmada.cli.options import allow_option, output_option, repo_option
+from gitops_karmada.cli.output import echo_diagnostics, to_json
+from gitops_karmada.cli.reconcile import log_refusal, report_refusal
+from gitops_karmada.cli.run_report import rollback_document
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -53,6 +54,7 @@ def describe(plan: RollbackPlan) -> None:
 )
 @click.option("--message", help="Title of the rollback commit.")
 @allow_option
+@output_option("text", "json")
 def rollback_command(
     rev: str,
     repo: Path,
@@ -61,6 +63,7 @@ def rollback_command(
     force_unrelated: bool,
     message: str | None,
     allow: tuple[str, ...],
+    output_format: str,
 ) -> None:
     """Restore the inputs of REV and the output REV produced, as one new commit; never rewrites history.
 
@@ -68,12 +71,16 @@ def rollback_command(
     alone); the binding records and the tool-written manifests come from the reconcile commit of REV.
     Hand-written files in the cluster folders are kept. A reconcile runs afterwards. The guardrails of
     gitops-karmada.yaml refuse a rollback that meets them (exit 3, nothing written); --allow lifts one.
+    -o json: one RollbackReport document (with the reconcile's report inside).
     """
     store = GitStore.open(repo)
     allowed = frozenset(allow)
     plan = plan_rollback(
         store, target_ref(store, branch), rev, allow_unrelated=force_unrelated, allow=allowed
     )
+    if output_format == "json":
+        _report_json(store, plan, rev, dry_run=dry_run, title=message, allow=allowed)
+        return
     if dry_run:
         describe(plan)
         if plan.refused:
@@ -114,3 +121,23 @@ def rollback_command(
         click.echo("reconcile: up to date, no commit needed")
     if reconciled.result.failed_templates:
         raise click.exceptions.Exit(1)
+
+
+def _report_json(
+    store: GitStore, plan: RollbackPlan, rev: str, *, dry_run: bool, title: str | None, allow: frozenset[str]
+) -> None:
+    """The rollback as one JSON document; refusals and diagnostics still go to the log."""
+    log = logger.bind(logger="rollback")
+    if dry_run or plan.refused:
+        document = rollback_document(plan, None, None, dry_run=dry_run)
+        if plan.guard is not None and plan.refused:
+            log_refusal(plan.guard, f"rollback {rev}", dry_run=dry_run)
+    else:
+        outcome = roll_back(store, plan, title=title, allow=allow)
+        if outcome.reconcile.result is not None:
+            echo_diagnostics(outcome.reconcile.result.diagnostics)
+        document = rollback_document(plan, outcome.commit, outcome.reconcile, dry_run=False)
+    click.echo(to_json(document), nl=False)
+    if document["exitCode"]:
+        log.error("rollback {}: exit {} ({})", rev, document["exitCode"], document["outcome"])
+        raise click.exceptions.Exit(document["exitCode"])

@@ -8,7 +8,7 @@ import click
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.trace import CommitRef, FileTrace, trace_file
-from gitops_karmada.cli.options import repo_option
+from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json
 
 
@@ -55,14 +55,7 @@ def print_trace(trace: FileTrace) -> None:
 @click.argument("path")
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
+@output_option("text", "json")
 def trace_command(path: str, repo: Path, rev: str, output_format: str) -> None:
     """Show where the rendered manifest PATH came from: template, policy, overrides, source commit.
 

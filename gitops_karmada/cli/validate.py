@@ -15,7 +15,7 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.cli.options import read_source, source_options
+from gitops_karmada.cli.options import output_option, read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.core.detector import ClaimState
@@ -101,15 +101,7 @@ def annotation(item: dict[str, Any], *, strict: bool) -> str:
 @click.command()
 @source_options
 @click.option("--strict", is_flag=True, help="Treat every warning as an error (exit 1 on any).")
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["text", "json", "github"]),
-    default="text",
-    show_default=True,
-    help="json: the findings on stdout; github: workflow-command annotations on the file and line.",
-)
+@output_option("text", "json", "github")
 def validate(repo: Path, rev: str, worktree: bool, strict: bool, output_format: str) -> None:
     """Check templates, policies, clusters and binding records, and run the pipeline without writing."""
     state = read_source(repo, rev, worktree)

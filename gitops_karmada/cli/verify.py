@@ -8,7 +8,7 @@ import click
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.verify import VerifyReport, verify_commit
-from gitops_karmada.cli.options import repo_option
+from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 
 if TYPE_CHECKING:
@@ -52,14 +52,7 @@ def print_report(report: VerifyReport) -> None:
 @click.command("verify")
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to check (never the work tree).")
-@click.option(
-    "-o",
-    "--output",
-    "output_format",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-)
+@output_option("text", "json")
 @click.option(
     "--full",
     is_flag=True,

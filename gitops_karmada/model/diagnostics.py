@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
 
 class Severity(enum.StrEnum):
@@ -42,6 +43,18 @@ class Diagnostic:
     @property
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
+
+    def to_dict(self) -> dict[str, Any]:
+        """The diagnostic as a JSON report item (absent parts left out)."""
+        item: dict[str, Any] = {"severity": self.severity.value, "message": self.message}
+        if self.source is not None:
+            item["file"] = self.source.path
+            item["document"] = self.source.doc_index
+        if self.field:
+            item["field"] = self.field
+        if self.subject:
+            item["subject"] = self.subject
+        return item
 
 
 def error(message: str, source: SourceRef | None = None, field: str = "", subject: str = "") -> Diagnostic:
