@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
+    from gitops_karmada.core.schema_check import NativeSchemas
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.keys import ObjectKey
@@ -115,6 +116,9 @@ class ReconcileRequest:
     """The repository's blob id function (SHA-1 or SHA-256 repositories)."""
     progress: Callable[[int, int], None] | None = None
     """Told (templates done, templates in all) after each template; an entry point draws it."""
+    native_schemas: NativeSchemas | None = None
+    """Kubernetes' schemas for checking rendered manifests (an adapter supplies them); None: only CRDs in
+    the repository are checked."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +294,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         read_output=request.read_output,
         reschedule=request.reschedule,
         explain=request.explain,
+        native_schemas=request.native_schemas,
     )
     policies = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
     override_names = frozenset(

@@ -19,6 +19,7 @@ from gitops_karmada import __version__
 from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED, GitStore
 from gitops_karmada.adapters.git_tree import EntryKind
+from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.core.layout import BINDINGS_FOLDER
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
@@ -121,6 +122,7 @@ def read_commit(
         reschedule=reschedule,
         read_output=lambda path: store.read_file(sha, path),
         hash_blob=store.blob_id,
+        native_schemas=packaged_schemas(),
         full=full,
         materialize=materialize,
     )
@@ -151,6 +153,7 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
         output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
         now=rfc3339(now),
         read_output=lambda path: (root / path).read_bytes() if (root / path).is_file() else None,
+        native_schemas=packaged_schemas(),
     )
     return RepositoryState(request, None, current)
 

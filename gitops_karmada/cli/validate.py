@@ -15,10 +15,12 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.cli.options import output_option, read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.schema_check import check_rendered, schema_checker
 from gitops_karmada.core.workflow_commands import workflow_command
 from gitops_karmada.core.yaml_input import field_lines, line_of_field, load_yaml_documents
 from gitops_karmada.model.errors import InputError
@@ -28,6 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
+    from gitops_karmada.adapters.repository import RepositoryState
+    from gitops_karmada.core.loading import Inputs
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.reconcile import ReconcileRequest
 
@@ -66,6 +70,28 @@ def located(
     return found
 
 
+def _check_rendered(repo: Path, state: RepositoryState, inputs: Inputs) -> tuple[Diagnostic, ...]:
+    """The committed (or on-disk) cluster folders against their clusters' schemas."""
+    checker = schema_checker(
+        inputs.config.schema_check.model_copy(update={"enabled": True}), inputs.templates, packaged_schemas()
+    )
+    assert checker is not None
+    blobs = state.request.output_blobs
+    if state.source is None:
+        files = {path: (repo / path).read_bytes() for path in blobs}
+    else:
+        content = GitStore.open(repo).read_blobs(sorted(set(blobs.values())))
+        files = {path: content[oid] for path, oid in blobs.items()}
+    clusters = {cluster.name: cluster for cluster in inputs.clusters}
+    found, checked, unchecked = check_rendered(files, inputs.config.output.clusters_dir, clusters, checker)
+    logger.bind(logger="validate").info(
+        "--rendered: {} manifest(s) in the cluster folders checked against their schemas"
+        + (f"; {unchecked} of kinds no schema knows were not" if unchecked else ""),
+        checked,
+    )
+    return found
+
+
 def _file_reader(repo: Path, commit: str | None) -> Callable[[str], bytes | None]:
     """A repository file's bytes at ``commit`` (None: in the work tree)."""
     if commit is None:
@@ -101,13 +127,24 @@ def annotation(item: dict[str, Any], *, strict: bool) -> str:
 @click.command()
 @source_options
 @click.option("--strict", is_flag=True, help="Treat every warning as an error (exit 1 on any).")
+@click.option(
+    "--rendered",
+    is_flag=True,
+    help="Also check every manifest in the cluster folders (hand-written ones too) against its schema.",
+)
 @output_option("text", "json", "github")
-def validate(repo: Path, rev: str, worktree: bool, strict: bool, output_format: str) -> None:
-    """Check templates, policies, clusters and binding records, and run the pipeline without writing."""
+def validate(repo: Path, rev: str, worktree: bool, strict: bool, rendered: bool, output_format: str) -> None:
+    """Check templates, policies, clusters and binding records, and run the pipeline without writing.
+
+    Every manifest the run renders is checked against its cluster's Kubernetes schema (and the CRDs in
+    the repository); --rendered checks the files already in the cluster folders as well.
+    """
     state = read_source(repo, rev, worktree)
     with template_progress("checking templates") as progress:
         result = reconcile(replace(state.request, progress=progress))
     diagnostics = result.diagnostics
+    if rendered and result.inputs is not None:
+        diagnostics = (*diagnostics, *_check_rendered(repo, state, result.inputs))
     errors = sum(1 for d in diagnostics if d.is_error)
     warnings = len(diagnostics) - errors
     failed = bool(errors or (strict and warnings))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.interpreter import LuaLimits, ResourceInterpreter
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.scheduler import AccurateEstimator, ClusterIndex
+from gitops_karmada.core.schema_check import NativeSchemas, SchemaChecker, schema_checker
 from gitops_karmada.core.selectors import cluster_matches
 from gitops_karmada.model.config import FeatureGate
 
@@ -44,6 +45,8 @@ class RunContext:
     """Per cluster, the override rules that target it: clusters with equal signatures render alike."""
     accurate: AccurateEstimator | None = None
     """The accurate estimator, when the repository carries cluster snapshots."""
+    schema_check: SchemaChecker | None = None
+    """Checks every rendered manifest (None when the configuration turns the check off)."""
 
     @classmethod
     def build(
@@ -56,8 +59,10 @@ class RunContext:
         read_output: Callable[[str], bytes | None] | None,
         reschedule: frozenset[Identity],
         explain: bool,
+        native_schemas: NativeSchemas | None = None,
     ) -> RunContext:
         quota_estimate = inputs.config.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE)
+        schema_check = schema_checker(inputs.config.schema_check, inputs.templates, native_schemas)
         return cls(
             inputs=inputs,
             now=now,
@@ -76,6 +81,7 @@ class RunContext:
             clusters={cluster.name: cluster for cluster in inputs.clusters},
             cluster_index=ClusterIndex(inputs.clusters),
             override_signatures=override_signatures(inputs),
+            schema_check=schema_check,
             accurate=AccurateEstimator.from_snapshots(snapshots, resource_quota_estimate=quota_estimate)
             if snapshots
             else None,

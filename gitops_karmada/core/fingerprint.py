@@ -4,7 +4,8 @@ A template's binding record and rendered files are a function of: the tool (engi
 repository configuration, the template document (content and where it is), the policy that claims it
 (its spec and identity), the cluster inventory, the cluster snapshots, the override policies in its scope
 (every ClusterOverridePolicy, the OverridePolicies of its namespace), the interpreter customizations of
-its kind, the FederatedResourceQuotas of its namespace, and — for a dependency propagated by
+its kind, the FederatedResourceQuotas of its namespace, the CustomResourceDefinition that gives its
+kind a schema (when the repository has one), and — for a dependency propagated by
 ``propagateDeps`` — the bindings that require it. The fingerprint hashes exactly those; it is recorded in
 the binding (``gitops-karmada.io/inputs-fingerprint``) and in the state index, and a later run reuses the
 recorded output when it computes the same value (``reconcile`` then neither schedules nor renders it).
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from gitops_karmada import __version__
+from gitops_karmada.core.schema_check import crd_schemas
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.base import ApiModel
     from gitops_karmada.model.manifest import Manifest
 
-ENGINE_VERSION = f"{__version__}/1"
+ENGINE_VERSION = f"{__version__}/2"
 """Changes whenever the tool's output for the same inputs may change: every fingerprint changes with it,
 so upgrading the tool re-renders the whole fleet once."""
 
@@ -61,8 +63,14 @@ class FingerprintContext:
     _overrides: dict[str, str] = field(default_factory=dict)
     _customizations: dict[tuple[str, str], str] = field(default_factory=dict)
     _quotas: dict[str, str] = field(default_factory=dict)
+    _schemas: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(group, kind) → digest of the CRD schemas in the repository that define that kind."""
 
     def __post_init__(self) -> None:
+        by_kind: dict[tuple[str, str], list[str]] = {}
+        for (group, _version, kind), (_name, schema) in sorted(crd_schemas(self.inputs.templates).items()):
+            by_kind.setdefault((group, kind), []).append(digest(schema))
+        self._schemas = {kind: digest(parts) for kind, parts in by_kind.items()}
         config = self.inputs.config.model_dump(mode="json", by_alias=True, exclude={"guardrails"})
         self._global = digest(
             {
@@ -132,6 +140,8 @@ class FingerprintContext:
                 "overrides": self.overrides(key.namespace),
                 "customizations": self.customizations(key.api_version, key.kind),
                 "quotas": self.quotas(key.namespace),
+                # the rendered manifests are checked against the CRD of their kind, when the repo has one
+                "schema": self._schemas.get((key.group, key.kind), ""),
                 "requirers": list(requirers),
             }
         )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
-from collections.abc import Callable, Container, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,9 +28,11 @@ from gitops_karmada.core.layout import binding_name, object_path
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
 from gitops_karmada.core.overrides.errors import OverridePolicyError
 from gitops_karmada.core.scheduler import divide_job_completions
+from gitops_karmada.core.schema_check import NO_SCHEMA, SCHEMA_CODE, SchemaProblem, SchemaVerdict
 from gitops_karmada.core.serialize import dump_yaml
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.bindings import TargetCluster
+from gitops_karmada.model.config import UnknownKinds
 from gitops_karmada.model.diagnostics import Diagnostic, error, warning
 from gitops_karmada.model.errors import GitopsKarmadaError, InterpretError, OverrideError
 from gitops_karmada.model.keys import group_of
@@ -39,6 +41,7 @@ from gitops_karmada.model.policies import ConflictResolution, ReplicaSchedulingT
 if TYPE_CHECKING:
     from gitops_karmada.core.context import RunContext
     from gitops_karmada.core.detector import PolicyMatch
+    from gitops_karmada.core.overrides.provenance import FieldChange
     from gitops_karmada.core.placing import Placement
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.manifest import Manifest
@@ -233,8 +236,9 @@ def release(body: Mapping[str, Any]) -> dict[str, Any]:
 # -- render targets: the ensureWork equivalent of one template ---------------------------------------------
 
 OverrideSignature = frozenset[tuple[str, str, str, int]]
-RenderKey = tuple[int | None, int | None, OverrideSignature]
-"""What a rendered manifest depends on besides the template: replicas, completions, override rules."""
+RenderKey = tuple[int | None, int | None, OverrideSignature, tuple[int, int] | None]
+"""What a rendered manifest depends on besides the template: replicas, completions, override rules, and
+the schema version its cluster is checked against."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +299,8 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
     # clusters that get the same replicas, completions and override rules get the same bytes: render once
     made: dict[RenderKey, tuple[bytes, OverrideResult] | GitopsKarmadaError] = {}
     sharing: dict[RenderKey, list[str]] = {}
+    # replicas are the scheduler's non-negative integers: manifests that differ only there share a verdict
+    verdicts: dict[tuple[int | None, OverrideSignature, tuple[int, int] | None], SchemaVerdict] = {}
     inside = object_path(key)
     for target in targets:
         path = f"{ctx.clusters_dir}/{target.name}/{inside}"
@@ -331,6 +337,7 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
             target.replicas if revise else None,
             completions.get(target.name),
             ctx.override_signatures.get(target.name, frozenset()),
+            ctx.schema_check.version_for(cluster.status.kubernetes_version) if ctx.schema_check else None,
         )
         sharing.setdefault(signature, []).append(target.name)
         if signature not in made:
@@ -345,7 +352,9 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
                     completions.get(target.name),
                     conflict_resolution,
                 )
-                made[signature] = ((header + dump_yaml(body)).encode(), result)
+                verdict = _schema_verdict(ctx, body, cluster, signature, verdicts)
+                invalid = _invalid(ctx, verdict, result)
+                made[signature] = invalid or ((header + dump_yaml(body)).encode(), result)
             except (OverrideError, InterpretError) as err:
                 made[signature] = err
         done = made[signature]
@@ -368,6 +377,9 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
             also = f" (the same on {', '.join(names[1:])})" if len(names) > 1 else ""
             diagnostics.extend(warning(w + also, template.source, subject=subject) for w in done[1].warnings)
     diagnostics.extend(_render_error(ctx, template, sorted(names), err) for err, names in failures.values())
+    unchecked = _unchecked_warning(ctx, template, verdicts.values())
+    if unchecked is not None:
+        diagnostics.append(unchecked)
     return RenderedTargets(
         files=files,
         keep=frozenset(keep),
@@ -450,6 +462,77 @@ def _render_one(
     return body, result
 
 
+class InvalidManifestError(GitopsKarmadaError):
+    """A rendered manifest its cluster's API server would refuse; it is not written."""
+
+    def __init__(
+        self, checked_against: str, problems: tuple[SchemaProblem, ...], result: OverrideResult
+    ) -> None:
+        self.checked_against = checked_against
+        self.problems = problems
+        self.result = result
+        super().__init__("; ".join(f"{p.field or '(object)'}: {p.message}" for p in problems))
+
+    def blame(self, problem: SchemaProblem) -> FieldChange | None:
+        """The override change that produced the offending field, if one did."""
+        pointer = problem.pointer
+        for change in self.result.changes:
+            if (
+                pointer == change.path
+                or pointer.startswith(change.path + "/")
+                or change.path.startswith(pointer + "/")
+            ):
+                return change
+        return None
+
+
+def _schema_verdict(
+    ctx: RunContext,
+    body: Mapping[str, Any],
+    cluster: Cluster,
+    signature: RenderKey,
+    verdicts: dict[tuple[int | None, OverrideSignature, tuple[int, int] | None], SchemaVerdict],
+) -> SchemaVerdict | None:
+    """``body`` checked against its cluster's schema (once per completions, override rules and version)."""
+    if ctx.schema_check is None:
+        return None
+    key = (signature[1], signature[2], signature[3])
+    if key not in verdicts:
+        verdicts[key] = ctx.schema_check.check(body, cluster.status.kubernetes_version)
+    return verdicts[key]
+
+
+def _invalid(
+    ctx: RunContext, verdict: SchemaVerdict | None, result: OverrideResult
+) -> InvalidManifestError | None:
+    if verdict is None:
+        return None
+    if verdict.problems:
+        return InvalidManifestError(verdict.checked_against, verdict.problems, result)
+    if not verdict.checked_against and ctx.config.schema_check.unknown_kinds is UnknownKinds.ERROR:
+        problem = SchemaProblem("", NO_SCHEMA + " (schemaCheck.unknownKinds: Error)")
+        return InvalidManifestError("any", (problem,), result)
+    return None
+
+
+def _unchecked_warning(
+    ctx: RunContext, template: Manifest, verdicts: Iterable[SchemaVerdict]
+) -> Diagnostic | None:
+    """One warning for a template no schema knows (schemaCheck.unknownKinds: Warn, the default)."""
+    if ctx.schema_check is None or ctx.config.schema_check.unknown_kinds is not UnknownKinds.WARN:
+        return None
+    if not any(not v.checked_against for v in verdicts):
+        return None
+    key = template.key
+    return warning(
+        f"{NO_SCHEMA}: {key.api_version} {key.kind} is neither a Kubernetes kind nor defined by a "
+        "CustomResourceDefinition in the repository, so its manifests were not schema-checked "
+        "(commit the CRD, or set schemaCheck.unknownKinds: Ignore)",
+        template.source,
+        subject=str(key),
+    )
+
+
 def _failure_key(err: GitopsKarmadaError) -> object:
     if isinstance(err, OverridePolicyError):
         return (
@@ -491,4 +574,39 @@ def _render_error(
             + f": {err.detail}"
         )
         return error(message, source, field, subject=subject)
+    if isinstance(err, InvalidManifestError):
+        return _schema_error(ctx, template, clusters, err)
     return error(f"cannot render for cluster{plural} {where}: {err}", template.source, subject=subject)
+
+
+def _schema_error(
+    ctx: RunContext, template: Manifest, clusters: list[str], err: InvalidManifestError
+) -> Diagnostic:
+    """Names the clusters, the files, the template, and the override rule that produced the field."""
+    subject = str(template.key)
+    inside = object_path(template.key)
+    files = ", ".join(f"{ctx.clusters_dir}/{name}/{inside}" for name in clusters)
+    parts = []
+    blamed: FieldChange | None = None
+    for problem in err.problems:
+        change = err.blame(problem)
+        by = (
+            f" (set by {change.source} at {change.location})"
+            if change is not None
+            else " (from the template)"
+        )
+        parts.append(f"{problem.field or '(object)'}: {problem.message}{by}")
+        blamed = blamed or change
+    message = (
+        f"schema: {subject} (from {template.source}) rendered for cluster{'s' if len(clusters) > 1 else ''} "
+        f"{', '.join(repr(c) for c in clusters)} ({files}) fails the {err.checked_against} schema, so it was "
+        f"not written: {'; '.join(parts)}"
+    )
+    if blamed is not None:
+        policy = blamed.policy
+        source = ctx.inputs.sources.get((policy.kind.value, policy.namespace, policy.name))
+        field = (
+            f"spec.overrideRules[{blamed.rule_index}].overriders.{blamed.overrider}[{blamed.overrider_index}]"
+        )
+        return error(message, source, field, subject=subject, code=SCHEMA_CODE)
+    return error(message, template.source, err.problems[0].field, subject=subject, code=SCHEMA_CODE)

@@ -78,6 +78,25 @@ class LuaConfig(ApiModel):
     """All the calls of one interpreter (one run); later calls fail at once with a time limit."""
 
 
+class UnknownKinds(enum.StrEnum):
+    """What a template of a kind no schema knows (no native kind, no CRD in the repository) gets."""
+
+    WARN = "Warn"
+    IGNORE = "Ignore"
+    ERROR = "Error"
+
+
+class SchemaCheckConfig(ApiModel):
+    """Checks of every rendered manifest against Kubernetes' schema of its cluster (and CRDs in the repo)."""
+
+    enabled: bool = True
+    kubernetes_version: str = Field(default="", pattern=r"^(v?\d+\.\d+(\.\d+)?)?$")
+    """For clusters that report no ``status.kubernetesVersion`` ("": the newest schemas available)."""
+    strict: bool = True
+    """Unknown fields are errors, as with ``kubectl apply --validate=strict``."""
+    unknown_kinds: UnknownKinds = UnknownKinds.WARN
+
+
 class ToolConfig(ApiModel):
     api_version: Literal["gitops-karmada.io/v1alpha1"] = "gitops-karmada.io/v1alpha1"
     kind: Literal["Config"] = "Config"
@@ -93,6 +112,7 @@ class ToolConfig(ApiModel):
     guardrails: tuple[str, ...] = DEFAULT_GUARDRAILS
     """Conditions that stop reconcile, rollback and reschedule from committing (the --fail-on vocabulary)."""
     lua: LuaConfig = Field(default_factory=LuaConfig)
+    schema_check: SchemaCheckConfig = Field(default_factory=SchemaCheckConfig)
 
     def gate(self, gate: FeatureGate) -> bool:
         return self.feature_gates.get(gate, KARMADA_DEFAULT_GATES[gate])

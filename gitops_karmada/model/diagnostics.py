@@ -33,6 +33,8 @@ class Diagnostic:
     field: str = ""
     subject: str = ""
     """The object concerned when there is no source document (a template key, a binding)."""
+    code: str = ""
+    """What kind of finding it is, for machines (``schema``: a rendered manifest fails its schema)."""
 
     def __str__(self) -> str:
         where = " ".join(
@@ -54,11 +56,15 @@ class Diagnostic:
             item["field"] = self.field
         if self.subject:
             item["subject"] = self.subject
+        if self.code:
+            item["code"] = self.code
         return item
 
 
-def error(message: str, source: SourceRef | None = None, field: str = "", subject: str = "") -> Diagnostic:
-    return Diagnostic(Severity.ERROR, message, source, field, subject)
+def error(
+    message: str, source: SourceRef | None = None, field: str = "", subject: str = "", code: str = ""
+) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, message, source, field, subject, code)
 
 
 def warning(message: str, source: SourceRef | None = None, field: str = "", subject: str = "") -> Diagnostic:

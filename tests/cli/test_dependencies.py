@@ -18,7 +18,9 @@ def app(name: str, config: str, secret: str) -> dict[str, Any]:
         "metadata": {"name": name, "namespace": "shop"},
         "spec": {
             "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
             "template": {
+                "metadata": {"labels": {"app": name}},
                 "spec": {
                     "containers": [
                         {"name": "c", "image": "x", "envFrom": [{"configMapRef": {"name": config}}]}

@@ -69,7 +69,11 @@ def test_get_follows_kubectl_namespaces_and_names(example_fleet: FleetRepo) -> N
     assert "resourcebinding/cart-deployment" in shop
     assert not [n for n in shop if n.startswith("clusterresourcebinding/")]  # -n leaves them out
     crb = example_fleet.cli("get", "crb", "-o", "name").stdout.split()
-    assert crb == ["clusterresourcebinding/analytics-namespace", "clusterresourcebinding/shop-namespace"]
+    assert crb == [
+        "clusterresourcebinding/flinkdeployments.flink.apache.org-customresourcedefinition",
+        "clusterresourcebinding/analytics-namespace",
+        "clusterresourcebinding/shop-namespace",
+    ]
     one = yaml.safe_load(example_fleet.cli("get", "rb", "-n", "shop", "cart-deployment", "-o", "yaml").stdout)
     assert one["kind"] == "ResourceBinding" and one["spec"]["resource"]["name"] == "cart"
     listed = json.loads(example_fleet.cli("get", "clusters", "-o", "json").stdout)
@@ -97,11 +101,12 @@ def test_get_filters_by_label_cluster_and_status(example_fleet: FleetRepo) -> No
         "get", "bindings", "-A", "--cluster", "member4", "-o", "name"
     ).stdout.split()
     assert on_member4 == [
+        "clusterresourcebinding/flinkdeployments.flink.apache.org-customresourcedefinition",
         "clusterresourcebinding/analytics-namespace",
         "clusterresourcebinding/shop-namespace",
     ]
     ok = example_fleet.cli("get", "bindings", "-A", "--status", "ok").stdout
-    assert ok.splitlines()[-1] == "11 bindings · 18 replicas"
+    assert ok.splitlines()[-1] == "12 bindings · 18 replicas"
     assert example_fleet.cli("get", "bindings", "-A", "--status", "unschedulable").stdout == ""
     bad_status = example_fleet.cli("get", "policies", "--status", "ok", check=2)
     assert "policies can be filtered by nothing" in bad_status.stderr
@@ -193,7 +198,7 @@ def test_tables_fit_a_real_terminal(example_fleet: FleetRepo) -> None:
     assert done.returncode == 0 and lines
     assert max(len(line) for line in lines) <= 70
     assert any("…" in line for line in lines)
-    assert lines[-1] == "11 bindings · 18 replicas"
+    assert lines[-1] == "12 bindings · 18 replicas"
     piped = example_fleet.cli("get", "bindings", "-A").stdout
     assert "…" not in piped and max(len(line) for line in piped.splitlines()) > 70
 

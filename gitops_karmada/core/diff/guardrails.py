@@ -39,6 +39,7 @@ class GuardrailKind(enum.StrEnum):
     UNSCHEDULABLE = "unschedulable"
     QUOTA_BLOCKED = "quota-blocked"
     FAILED = "failed"
+    SCHEMA = "schema"
 
 
 _THRESHOLD_KINDS = {GuardrailKind.REPLICAS_MOVED, GuardrailKind.MAX_DELETED}
@@ -106,6 +107,7 @@ _PROBLEM_KINDS = {
     GuardrailKind.UNSCHEDULABLE: ProblemKind.UNSCHEDULABLE,
     GuardrailKind.QUOTA_BLOCKED: ProblemKind.QUOTA_BLOCKED,
     GuardrailKind.FAILED: ProblemKind.FAILED,
+    GuardrailKind.SCHEMA: ProblemKind.SCHEMA,
 }
 
 

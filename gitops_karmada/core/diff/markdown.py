@@ -15,7 +15,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.diff.budget import BudgetWriter
-from gitops_karmada.core.diff.model import ChangeKind
+from gitops_karmada.core.diff.model import ChangeKind, ProblemKind
 from gitops_karmada.core.diff.wording import (
     ARROW,
     cell_text,
@@ -81,8 +81,17 @@ def render_markdown(
     _section(
         writer,
         "### Scheduling problems\n\n",
-        [_problem_item(p) for p in diff.problems],
+        [_problem_item(p) for p in diff.problems if p.kind is not ProblemKind.SCHEMA],
         "problem",
+        omitted,
+        "\n",
+    )
+    _section(
+        writer,
+        "### Schema problems\n\nThese manifests fail their cluster's Kubernetes schema (or their CRD's) and "
+        "are not written; the template keeps its previous files.\n\n",
+        [_problem_item(p) for p in diff.problems if p.kind is ProblemKind.SCHEMA],
+        "schema problem",
         omitted,
         "\n",
     )

@@ -38,6 +38,8 @@ class ProblemKind(enum.StrEnum):
     """Scheduled=False with reason QuotaExceeded: a FederatedResourceQuota refused the placement."""
     FAILED = "failed"
     """The template could not be interpreted or rendered; it keeps its previous files."""
+    SCHEMA = "schema-invalid"
+    """A rendered manifest fails its cluster's Kubernetes schema (or its CRD's): it is not written."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -18,6 +18,7 @@ from gitops_karmada.core.diff.model import (
     WorkloadPlacement,
 )
 from gitops_karmada.core.layout import key_of_identity
+from gitops_karmada.core.schema_check import SCHEMA_CODE
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.keys import ObjectKey
 
@@ -33,6 +34,7 @@ Identity = tuple[str, str, str, str]
 QUOTA_EXCEEDED_REASON = "QuotaExceeded"
 """The Scheduled reason Karmada (v1.17+) records when FederatedResourceQuota admission refuses a placement."""
 FAILED_REASON = "RenderFailed"
+SCHEMA_REASON = "SchemaInvalid"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -203,17 +205,25 @@ def template_problems(
         # a scheduling failure is also reported as an error diagnostic: the condition says it already
         if not diagnostic.is_error or not subject or subject in scheduled:
             continue
-        entry = (subject, ProblemKind.FAILED)
+        kind, reason = (
+            (ProblemKind.SCHEMA, SCHEMA_REASON)
+            if diagnostic.code == SCHEMA_CODE
+            else (ProblemKind.FAILED, FAILED_REASON)
+        )
+        entry = (subject, kind)
+        message = (
+            diagnostic.message.removeprefix(f"{SCHEMA_CODE}: ")
+            if kind is ProblemKind.SCHEMA
+            else diagnostic.message
+        )
         if entry in problems:
             previous = problems[entry]
             problems[entry] = TemplateProblem(
                 template=subject,
-                kind=ProblemKind.FAILED,
-                reason=FAILED_REASON,
-                message=f"{previous.message}; {diagnostic.message}",
+                kind=kind,
+                reason=reason,
+                message=f"{previous.message}; {message}",
             )
         else:
-            problems[entry] = TemplateProblem(
-                template=subject, kind=ProblemKind.FAILED, reason=FAILED_REASON, message=diagnostic.message
-            )
+            problems[entry] = TemplateProblem(template=subject, kind=kind, reason=reason, message=message)
     return problems

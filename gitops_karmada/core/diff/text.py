@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.diff.model import ChangeKind
+from gitops_karmada.core.diff.model import ChangeKind, ProblemKind
 from gitops_karmada.core.diff.wording import (
     ARROW,
     cell_text,
@@ -93,9 +93,12 @@ def _clusters(changes: Sequence[ClusterChange], style: _Style) -> list[str]:
 
 def _problems(diff: PlanDiff, style: _Style) -> list[str]:
     lines: list[str] = []
-    if diff.problems:
-        lines.append(style("SCHEDULING PROBLEMS", "bold"))
-        for problem in diff.problems:
+    for title, wanted in (("SCHEDULING PROBLEMS", False), ("SCHEMA PROBLEMS", True)):
+        shown = [p for p in diff.problems if (p.kind is ProblemKind.SCHEMA) is wanted]
+        if not shown:
+            continue
+        lines.append(style(title, "bold"))
+        for problem in shown:
             when = "" if problem.new else " (already on base)"
             reason = f" ({problem.reason})" if problem.reason else ""
             kind = style(problem.kind.value, "red")
