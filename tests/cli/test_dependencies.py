@@ -26,7 +26,7 @@ def app(name: str, config: str, secret: str) -> dict[str, Any]:
                         {"name": "c", "image": "x", "envFrom": [{"configMapRef": {"name": config}}]}
                     ],
                     "volumes": [{"name": "tls", "secret": {"secretName": secret}}],
-                }
+                },
             },
         },
     }
