@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from gitops_karmada import __version__
 from gitops_karmada.action.comment import marker
-from tests.action.action_runner import ROOT, ActionRun, run_action
+from tests.action.action_runner import ROOT, SETUP_PYTHON_VERSION, ActionRun, run_action
 from tests.action.github_server import FakeGitHub
 from tests.action.scenarios import (
     SECRET_VALUES,
@@ -106,8 +107,24 @@ def test_creates_the_comment_and_sets_the_outputs(pull_request: Runner) -> None:
     with FakeGitHub(TOKEN, REPOSITORY) as github:
         run = pull_request.run(github)
     assert run.returncode == 0, run.log
-    assert run.skipped == ["actions/setup-python@v5"]
+    temp = pull_request.work / "runner-temp"
+    venv = temp / "gitops-karmada-venv"
+    pip_cache = temp / "gitops-karmada-pip-cache"
+    setup_python, cache = run.uses
+    assert setup_python.uses.startswith("actions/setup-python@")
+    assert setup_python.inputs == {"python-version": "3.12", "update-environment": "false"}
+    assert cache.uses.startswith("actions/cache@")
+    assert cache.inputs == {
+        "path": str(pip_cache),
+        "key": f"gitops-karmada-pip-Linux-py{SETUP_PYTHON_VERSION}-{__version__}",
+    }
+    # a venv of setup-python's interpreter, the action installed into it without extras, the cache dir set
     assert (pull_request.work / "pip.log").read_text().splitlines() == [
+        str(pull_request.work / "shims" / "python"),
+        "-m",
+        "venv",
+        str(venv),
+        str(venv / "bin" / "python"),
         "-m",
         "pip",
         "install",
@@ -115,6 +132,7 @@ def test_creates_the_comment_and_sets_the_outputs(pull_request: Runner) -> None:
         "--no-input",
         "--quiet",
         str(ROOT),
+        f"PIP_CACHE_DIR={pip_cache}",
     ]
     (comment,) = github.state.comments[PR]
     assert comment["body"].startswith(marker(".") + "\n## Karmada placement diff")
