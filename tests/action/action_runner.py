@@ -3,8 +3,8 @@
 ``${{ ... }}`` expressions are evaluated for the contexts the action uses (inputs, github.token,
 github.action_path, runner.os, runner.temp, steps.<id>.outputs.<name>). ``uses:`` steps are not run: their
 ``with:`` is evaluated and recorded, and actions/setup-python "provides" a shim interpreter as its
-``python-path`` output (the test's Python is already there). The shim answers ``-m venv DIR`` by making
-``DIR/bin/python`` another shim, and ``-m pip`` by recording its arguments and ``PIP_CACHE_DIR``
+``python-path`` output (the test's Python is already there). The shim answers ``-m venv --clear DIR``
+by making ``DIR/bin/python`` another shim, and ``-m pip`` by recording its arguments and ``PIP_CACHE_DIR``
 (installing would need the network); every other call runs this interpreter.
 """
 
@@ -29,8 +29,8 @@ if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then
 fi
 if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
   printf '%s\\n' "$0" "$@" >> "$PIP_LOG"
-  mkdir -p "$3/bin"
-  cp "$0" "$3/bin/python"
+  rm -rf "$4" && mkdir -p "$4/bin"
+  cp "$0" "$4/bin/python"
   exit 0
 fi
 exec {python} "$@"

@@ -128,6 +128,7 @@ def test_creates_the_comment_and_sets_the_outputs(pull_request: Runner) -> None:
         str(pull_request.work / "shims" / "python"),
         "-m",
         "venv",
+        "--clear",
         str(venv),
         str(venv / "bin" / "python"),
         "-m",
@@ -382,10 +383,13 @@ def test_reconcile_commits_and_pushes(fleet: Path, tmp_path: Path) -> None:
         f"## gitops-karmada reconcile\n\n**Committed `{pushed[:12]}`.**"
     )
     assert "Deployment.apps/shop/frontend" in runner.summary.read_text()  # the command's own output
-    # a second run finds nothing to do
+    # a second run (a later step of the same job) finds nothing to do, and the tool installed
+    installs = (runner.work / "pip.log").read_text().count("install")
     with FakeGitHub(TOKEN, REPOSITORY) as github:
         again = runner.run_with(github, {"mode": "reconcile"}, IDENTITY)
     assert again.returncode == 0, again.log
+    assert (runner.work / "pip.log").read_text().count("install") == installs == 1
+    assert f"gitops-karmada {__version__} is installed already" in again.log
     assert json.loads(Path(again.outputs["report-json"]).read_text())["commit"] is None
     assert git(remote, "rev-parse", "main") == pushed
     assert github.state.requests == []
