@@ -6,6 +6,7 @@ Only small values travel this way: the report itself passes through files.
 
 from __future__ import annotations
 
+import enum
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,28 @@ class SettingsError(AdapterError):
     """An input or variable of the workflow step that cannot be used."""
 
 
+class Mode(enum.StrEnum):
+    """The ``mode`` input: what the one action does (``action.yml`` documents the same three)."""
+
+    DIFF = "diff"
+    """The placement diff of a pull request and its sticky comment (the default)."""
+    VERIFY = "verify"
+    """``gitops-karmada verify``: the committed output is what the inputs render to."""
+    RECONCILE = "reconcile"
+    """``gitops-karmada reconcile --push`` with the repository's guardrails on."""
+
+
+def read_mode(env: Mapping[str, str]) -> Mode:
+    """The ``mode`` input (``INPUT_MODE``); empty means ``diff``."""
+    raw = env.get("INPUT_MODE", "")
+    value = raw.strip().lower() or Mode.DIFF.value
+    try:
+        return Mode(value)
+    except ValueError:
+        choices = ", ".join(m.value for m in Mode)
+        raise SettingsError(f"input mode: {raw.strip()!r} is not one of {choices}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class PullRequest:
     number: int
@@ -38,6 +61,7 @@ class PullRequest:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ActionSettings:
+    mode: Mode
     base_ref: str
     head_ref: str
     repo_path: Path
@@ -87,6 +111,7 @@ def _pull_request(event: Any) -> PullRequest | None:
 
 def read_settings(env: Mapping[str, str]) -> ActionSettings:
     """Settings from ``env`` (``os.environ`` in the step); ``SettingsError`` names a bad input."""
+    mode = read_mode(env)
     event: Any = None
     event_path = env.get("GITHUB_EVENT_PATH", "")
     if event_path and Path(event_path).is_file():
@@ -109,6 +134,7 @@ def read_settings(env: Mapping[str, str]) -> ActionSettings:
     temp = Path(env.get("RUNNER_TEMP") or workspace / ".gitops-karmada-tmp")
     base_ref = env.get("INPUT_BASE_REF", "").strip() or (pull_request.base_sha if pull_request else "")
     return ActionSettings(
+        mode=mode,
         base_ref=base_ref,
         head_ref=env.get("INPUT_HEAD_REF", "").strip() or "HEAD",
         repo_path=repo_path if repo_path.is_absolute() else workspace / repo_path,
@@ -121,7 +147,7 @@ def read_settings(env: Mapping[str, str]) -> ActionSettings:
         repository=env.get("GITHUB_REPOSITORY", ""),
         pull_request=pull_request,
         workspace=workspace,
-        work_dir=temp / "gitops-karmada-diff",
+        work_dir=temp / f"gitops-karmada-{mode.value}",
         output_file=Path(env["GITHUB_OUTPUT"]) if env.get("GITHUB_OUTPUT") else None,
         summary_file=Path(env["GITHUB_STEP_SUMMARY"]) if env.get("GITHUB_STEP_SUMMARY") else None,
     )

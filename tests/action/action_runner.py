@@ -1,14 +1,15 @@
 """Runs the composite action of ``action.yml`` the way a runner does: each ``run:`` step as a bash script.
 
 ``${{ ... }}`` expressions are evaluated for the contexts the action uses (inputs, github.token,
-github.action_path, steps.<id>.outputs.<name>); ``uses:`` steps (actions/setup-python) are skipped, as
-the test's Python is already there. ``python -m pip`` is answered by a shim that records its arguments
-(installing would need the network); every other ``python`` call runs this interpreter.
+github.action_path, runner.os, runner.temp, steps.<id>.outputs.<name>). ``uses:`` steps are not run: their
+``with:`` is evaluated and recorded, and actions/setup-python "provides" a shim interpreter as its
+``python-path`` output (the test's Python is already there). The shim answers ``-m venv --clear DIR``
+by making ``DIR/bin/python`` another shim, and ``-m pip`` by recording its arguments and ``PIP_CACHE_DIR``
+(installing would need the network); every other call runs this interpreter.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -23,11 +24,18 @@ ACTION = ROOT / "action.yml"
 _EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 _SHIM = """#!/bin/sh
 if [ "$1" = "-m" ] && [ "$2" = "pip" ]; then
-  printf '%s\\n' "$@" >> "$PIP_LOG"
+  printf '%s\\n' "$0" "$@" "PIP_CACHE_DIR=$PIP_CACHE_DIR" >> "$PIP_LOG"
+  exit 0
+fi
+if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then
+  printf '%s\\n' "$0" "$@" >> "$PIP_LOG"
+  rm -rf "$4" && mkdir -p "$4/bin"
+  cp "$0" "$4/bin/python"
   exit 0
 fi
 exec {python} "$@"
 """
+SETUP_PYTHON_VERSION = f"{sys.version_info.major}.{sys.version_info.minor}.{sys.version_info.micro}"
 
 
 @dataclass
@@ -40,9 +48,17 @@ class StepRun:
 
 
 @dataclass
+class UsesStep:
+    """A ``uses:`` step, not run: the action and its evaluated ``with:``."""
+
+    uses: str
+    inputs: dict[str, str]
+
+
+@dataclass
 class ActionRun:
     steps: list[StepRun] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)
+    uses: list[UsesStep] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -89,12 +105,13 @@ def run_action(inputs: dict[str, str], env: dict[str, str], work: Path, *, token
     shim.chmod(0o755)
     base_env = {
         **env,
-        "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}",
         "PIP_LOG": str(work / "pip.log"),
         "GITHUB_ACTION_PATH": str(ROOT),
+        "RUNNER_OS": "Linux",
     }
     context: dict[str, Any] = {
         "github": {"token": token, "action_path": str(ROOT)},
+        "runner": {"os": "Linux", "temp": env["RUNNER_TEMP"]},
         "steps": {},
     }
     declared = action.get("inputs", {})
@@ -106,7 +123,14 @@ def run_action(inputs: dict[str, str], env: dict[str, str], work: Path, *, token
     for index, step in enumerate(action["runs"]["steps"]):
         step_id = step.get("id", f"step{index}")
         if "uses" in step:
-            run.skipped.append(step["uses"])
+            with_ = {k: evaluate(scalar(v), context) for k, v in step.get("with", {}).items()}
+            run.uses.append(UsesStep(step["uses"], with_))
+            outputs = {}
+            if step["uses"].startswith("actions/setup-python@"):
+                outputs = {"python-path": str(shim), "python-version": SETUP_PYTHON_VERSION}
+            elif step["uses"].startswith("actions/cache@"):
+                outputs = {"cache-hit": "false"}
+            context["steps"][step_id] = {"outputs": outputs}
             continue
         assert step.get("shell") == "bash", f"step {step_id} must say shell: bash"
         output_file = work / f"output-{step_id}"
@@ -137,12 +161,17 @@ def run_action(inputs: dict[str, str], env: dict[str, str], work: Path, *, token
     return run
 
 
+def scalar(value: object) -> str:
+    """A YAML scalar as the runner passes it on: booleans as ``true``/``false``."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def evaluate(text: str, context: dict[str, Any]) -> str:
     def value(match: re.Match[str]) -> str:
         expression = match.group(1)
         parts = expression.split(".")
         assert parts[0] in context, f"unknown context in {expression!r}"
-        if parts[0] in ("inputs", "github"):
+        if parts[0] in ("inputs", "github", "runner"):
             assert len(parts) == 2 and parts[1] in context[parts[0]], f"unknown name in {expression!r}"
         current: Any = context
         for part in parts:
