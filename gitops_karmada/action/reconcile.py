@@ -2,15 +2,14 @@
 
 No ``--allow``: a guardrail of ``gitops-karmada.yaml`` that objects refuses the commit (exit 3, nothing
 written or pushed), and the violations become the ``violations`` output and ``::error`` annotations. The
-command's messages are read as JSON lines (``--logging-format json``), which is how the guardrail each one
-names is known without parsing prose; they are written to the job log as text. ``report-json`` is a small
-document: ``{"mode", "exitCode", "commit", "pushed", "violations"}``.
+command runs with ``-o json``: ``report-json`` is its ``ReconcileReport`` (outcome, exit code, commit,
+pushed, changes, violations, placement, diagnostics) with ``"mode": "reconcile"`` added. Its messages are
+read as JSON lines (``--logging-format json``) and written to the job log as text.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -28,12 +27,10 @@ from gitops_karmada.action.publish import (
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from pathlib import Path
 
     from gitops_karmada.action.settings import ActionSettings
 
 TITLE = "## gitops-karmada reconcile"
-_COMMITTED = re.compile(r"^committed ([0-9a-f]{7,40}):", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +69,15 @@ def run_reconcile(settings: ActionSettings, env: Mapping[str, str]) -> StepResul
     report = settings.work_dir / "reconcile.json"
     report.unlink(missing_ok=True)  # an earlier run in the same job must not stand in for this one
     command = tool_command(
-        "--logging-format", "json", "reconcile", "--repo", str(settings.repo_path), "--rev", settings.head_ref
+        "--logging-format",
+        "json",
+        "reconcile",
+        "--repo",
+        str(settings.repo_path),
+        "--rev",
+        settings.head_ref,
+        "-o",
+        "json",
     )
     command.append("--push")
     done = subprocess.run(
@@ -84,44 +89,59 @@ def run_reconcile(settings: ActionSettings, env: Mapping[str, str]) -> StepResul
         check=False,
     )
     lines = [LogLine.parse(line) for line in done.stderr.splitlines() if line.strip()]
-    for line in done.stdout.splitlines():
-        log(line)
     for entry in lines:
         log(entry.text)
-    violations = [v for v in (entry.violation() for entry in lines) if v is not None]
-    commit = made_commit(settings.repo_path, done.stdout)
-    pushed = commit is not None and "(pushed)" in done.stdout
-    document = {
-        "mode": "reconcile",
-        "exitCode": done.returncode,
-        "commit": commit,
-        "pushed": pushed,
-        "violations": violations,
-    }
+    document = reconcile_report(done.stdout, done.returncode, lines)
+    violations: list[dict[str, str]] = document.get("violations") or []
+    commit = document.get("commit")
     report.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
     for violation in violations:
         annotate("error", violation["detail"], f"gitops-karmada guardrail {violation['guardrail']}")
     if done.returncode not in (0, 3):
         annotate("error", f"gitops-karmada reconcile failed (exit {done.returncode}); see the log above")
-    append_summary(
-        settings.summary_file, reconcile_summary(done.returncode, commit, done.stdout, lines, violations)
-    )
+    summary = reconcile_summary(done.returncode, commit, placement_text(document), lines, violations)
+    append_summary(settings.summary_file, summary)
     return StepResult(exit_code=done.returncode, report_json=report, violations=violations)
 
 
-def made_commit(repo: Path, stdout: str) -> str | None:
-    """The full id of the commit the run made (``committed <short id>: ...``), or ``None``."""
-    found = _COMMITTED.search(stdout)
-    if found is None:
-        return None
-    done = subprocess.run(
-        ["git", "rev-parse", "--verify", "--quiet", f"{found.group(1)}^{{commit}}"],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=False,
+def placement_text(document: Mapping[str, Any]) -> str:
+    """The templates the run redid, one line each (``template  policy  clusters  status``), as text (pure)."""
+    rows = []
+    for entry in document.get("placement") or ():
+        clusters = entry.get("clusters") or {}
+        shown = ",".join(name if count is None else f"{name}={count}" for name, count in clusters.items())
+        rows.append(
+            (
+                str(entry.get("template", "")),
+                str(entry.get("policy") or "-"),
+                shown or "-",
+                str(entry.get("status", "")),
+            )
+        )
+    if not rows:
+        return ""
+    rows.insert(0, ("TEMPLATE", "POLICY", "CLUSTERS", "STATUS"))
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    return "".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True))
+        + "  "
+        + row[3]
+        + "\n"
+        for row in rows
     )
-    return done.stdout.strip() or found.group(1)
+
+
+def reconcile_report(stdout: str, code: int, lines: Sequence[LogLine]) -> dict[str, Any]:
+    """The command's ``ReconcileReport`` with ``mode`` added; when it wrote none (it crashed, or a usage
+    error), a minimal report from the exit code and the guardrails its log names (pure)."""
+    try:
+        parsed: Any = json.loads(stdout)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict) and parsed.get("kind") == "ReconcileReport":
+        return {"mode": "reconcile", **parsed}
+    violations = [v for v in (entry.violation() for entry in lines) if v is not None]
+    return {"mode": "reconcile", "exitCode": code, "commit": None, "pushed": False, "violations": violations}
 
 
 def reconcile_summary(

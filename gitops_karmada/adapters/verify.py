@@ -52,6 +52,8 @@ class Finding(enum.StrEnum):
     WORK_TREE = "work-tree"
     """The checked-out files or index of a managed folder differ from the branch (an unfinished update of
     a killed run, or an uncommitted edit): the next ``git commit`` would revert the reconciler."""
+    PENDING = "pending"
+    """Stale under ``--allow-stale``: a pull request's inputs, reconciled after it merges (information)."""
     HAND_WRITTEN = "hand-written"
     """A file in a cluster folder the tool does not manage (information, not a failure)."""
     UNCOMMITTED = "uncommitted"
@@ -59,7 +61,7 @@ class Finding(enum.StrEnum):
 
     @property
     def is_failure(self) -> bool:
-        return self not in (Finding.HAND_WRITTEN, Finding.UNCOMMITTED)
+        return self not in (Finding.HAND_WRITTEN, Finding.UNCOMMITTED, Finding.PENDING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,11 +104,15 @@ class VerifyReport:
         return self.input_ok and not self.failed_templates and not self.failures
 
 
-def verify_commit(store: GitStore, rev: str, *, full: bool = False) -> VerifyReport:
+def verify_commit(
+    store: GitStore, rev: str, *, full: bool = False, allow_stale: bool = False
+) -> VerifyReport:
     """Re-render ``rev`` and name every managed file that is stale or was edited by hand.
 
     Templates whose inputs' fingerprint the state index vouches for (and whose record and files are as the
-    tool wrote them) are not re-rendered; ``full`` re-renders everything.
+    tool wrote them) are not re-rendered; ``full`` re-renders everything. ``allow_stale``: stale files are
+    information (``pending``), not failures, as on a pull request whose inputs reconcile renders after
+    the merge; hand edits still fail.
     """
     state = read_commit(store, rev, full=full, materialize=False)
     assert state.source is not None
@@ -126,7 +132,7 @@ def verify_commit(store: GitStore, rev: str, *, full: bool = False) -> VerifyRep
             diagnostics=result.diagnostics,
             input_ok=False,
         )
-    items.update(_stale(store, state, result, items, last_reconcile))
+    items.update(_stale(store, state, result, items, last_reconcile, allow_stale=allow_stale))
     items.update(_hand_written(store, state, result, layout, items, last_reconcile))
     ordered = sorted(items.values(), key=lambda item: (not item.finding.is_failure, item.path))
     return VerifyReport(
@@ -242,8 +248,11 @@ def _stale(
     result: RenderResult,
     edited: Mapping[str, VerifyItem],
     anchor: str | None,
+    *,
+    allow_stale: bool,
 ) -> dict[str, VerifyItem]:
     since = f"not reconciled since {anchor[:12]}" if anchor else "never reconciled"
+    finding = Finding.PENDING if allow_stale else Finding.STALE
     items = {}
     for path, content in result.changes(state.current_blobs, store.blob_id).items():
         if path in edited:
@@ -254,7 +263,7 @@ def _stale(
             what = "reconcile would rewrite it"
         else:
             what = "missing: reconcile would write it"
-        items[path] = VerifyItem(path, Finding.STALE, f"{what} ({since})")
+        items[path] = VerifyItem(path, finding, f"{what} ({since})")
     return items
 
 

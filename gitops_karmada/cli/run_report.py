@@ -84,6 +84,8 @@ def reconcile_document(outcome: ReconcileOutcome, *, dry_run: bool) -> dict[str,
     }
     if outcome.up_to_date is not None:
         document["reconciled"] = outcome.up_to_date.reconciled
+        document["changes"] = []
+        document["violations"] = []
         return document
     result = outcome.result
     assert result is not None

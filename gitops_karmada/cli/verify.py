@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.verify import VerifyReport, verify_commit
+from gitops_karmada.adapters.verify import Finding, VerifyReport, verify_commit
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 
@@ -31,7 +31,7 @@ def report_dict(report: VerifyReport) -> dict[str, object]:
 def print_report(report: VerifyReport) -> None:
     echo_diagnostics(report.diagnostics)
     for item in report.items:
-        label = item.finding.value if item.finding.is_failure else "info"
+        label = item.finding.value if item.finding.is_failure or item.finding is Finding.PENDING else "info"
         click.echo(f"{label:<12} {item.path}: {item.detail}")
     if not report.input_ok:
         click.echo(f"verify failed: {report.commit[:12]} cannot be rendered: fix the input errors above")
@@ -39,6 +39,13 @@ def print_report(report: VerifyReport) -> None:
     for template in report.failed_templates:
         click.echo(f"{'failed':<12} {template}: cannot be rendered (see the errors above)")
     base = f"last reconcile {report.last_reconcile[:12]}" if report.last_reconcile else "never reconciled"
+    pending = sum(1 for item in report.items if item.finding is Finding.PENDING)
+    if report.ok and pending:
+        click.echo(
+            f"verified {report.commit[:12]} ({base}): no hand edits, the inputs render; {pending} file(s) "
+            "pending, written by the reconcile after the merge"
+        )
+        return
     if report.ok:
         click.echo(f"verified {report.commit[:12]}: the output matches its inputs ({base})")
         return
@@ -58,13 +65,19 @@ def print_report(report: VerifyReport) -> None:
     is_flag=True,
     help="Re-render every template (by default, those whose inputs' fingerprint is unchanged are trusted).",
 )
-def verify_command(repo: Path, rev: str, output_format: str, full: bool) -> None:
+@click.option(
+    "--allow-stale",
+    is_flag=True,
+    help="Stale output (inputs not reconciled yet, as on a pull request) is pending, not a failure.",
+)
+def verify_command(repo: Path, rev: str, output_format: str, full: bool, allow_stale: bool) -> None:
     """Re-render REV and compare with its committed cluster and state folders; exit 1 on any difference.
 
     Fails on stale output (inputs changed, not reconciled yet) and on hand edits of tool-written files or
     binding records (changed or deleted); hand-written files in the cluster folders are listed as info.
+    --allow-stale (a pull request's check): stale output is listed as pending, hand edits still fail.
     """
-    report = verify_commit(GitStore.open(repo), rev, full=full)
+    report = verify_commit(GitStore.open(repo), rev, full=full, allow_stale=allow_stale)
     if output_format == "json":
         click.echo(to_json(report_dict(report)), nl=False)
     else:

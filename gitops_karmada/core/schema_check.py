@@ -230,8 +230,8 @@ class SchemaChecker:
     default_version: tuple[int, int] | None
     """For clusters that report no Kubernetes version (None: the newest schemas available)."""
     strict: bool = True
-    _validators: dict[tuple[Any, ...], tuple[str, jsonschema.protocols.Validator] | None] = field(
-        default_factory=dict
+    _validators: dict[tuple[Any, ...], tuple[str, jsonschema.protocols.Validator | SchemaProblem] | None] = (
+        field(default_factory=dict)
     )
 
     def version_for(self, reported: str) -> tuple[int, int] | None:
@@ -258,15 +258,30 @@ class SchemaChecker:
         if compiled is None:
             return SchemaVerdict("")
         name, validator = compiled
-        return SchemaVerdict(name, _problems(validator, body))
+        if isinstance(validator, SchemaProblem):
+            return SchemaVerdict(name, (validator,))
+        try:
+            return SchemaVerdict(name, _problems(validator, body))
+        except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType, TypeError) as err:
+            # a schema the metaschema accepts but that cannot be applied (a CRD's, typically)
+            return SchemaVerdict(name, (SchemaProblem("", f"the {name} schema cannot be applied: {err}"),))
 
     def _validator(
         self, api_version: str, kind: str, version: tuple[int, int] | None
-    ) -> tuple[str, jsonschema.protocols.Validator] | None:
+    ) -> tuple[str, jsonschema.protocols.Validator | SchemaProblem] | None:
         served = api_version.rpartition("/")[2]
         crd = self.crds.get((group_of(api_version), served, kind))
         if crd is not None:
-            return f"CustomResourceDefinition {crd[0]}", jsonschema.Draft202012Validator(crd[1])
+            name = f"CustomResourceDefinition {crd[0]}"
+            try:
+                jsonschema.Draft202012Validator.check_schema(crd[1])
+            except jsonschema.exceptions.SchemaError as err:
+                # the API server refuses such a CRD, so its resources cannot be applied either
+                where = "/".join(str(p) for p in err.path)
+                return name, SchemaProblem(
+                    "", f"the schema of {name} is invalid at {where or '/'}: {err.message}"
+                )
+            return name, jsonschema.Draft202012Validator(crd[1])
         if self.native is None or version is None:
             return None
         resource = self.native.schema(version, api_version, kind, strict=self.strict)

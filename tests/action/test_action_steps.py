@@ -338,6 +338,17 @@ def test_verify_a_reconciled_fleet(fleet: Path, tmp_path: Path) -> None:
     _assert_no_token(run, runner, github)
 
 
+def test_verify_on_a_pull_request_allows_inputs_not_reconciled_yet(pull_request: Runner) -> None:
+    """The pull request changes inputs; its output is rendered by the reconcile after the merge."""
+    with FakeGitHub(TOKEN, REPOSITORY) as github:
+        run = pull_request.run(github, mode="verify")
+    assert run.returncode == 0, run.log
+    report = json.loads(Path(run.outputs["report-json"]).read_text())
+    assert report["ok"] is True
+    assert report["info"] and {item["finding"] for item in report["info"]} == {"pending"}
+    pull_request.repo.cli("verify", check=1)  # without --allow-stale the same commit is stale
+
+
 def test_verify_finds_a_hand_edit(fleet: Path, tmp_path: Path) -> None:
     runner = _on_main(fleet, tmp_path)
     edited = "clusters/member1/shop/deployment.apps/frontend.yaml"
@@ -377,7 +388,15 @@ def test_reconcile_commits_and_pushes(fleet: Path, tmp_path: Path) -> None:
     assert git(remote, "rev-parse", "main~1") == merged
     assert "clusters/member1/" in git(remote, "show", "--stat", "--format=", "main")
     report = json.loads(Path(run.outputs["report-json"]).read_text())
-    assert report == {"mode": "reconcile", "exitCode": 0, "commit": pushed, "pushed": True, "violations": []}
+    assert report["kind"] == "ReconcileReport" and report["outcome"] == "committed"
+    assert {k: report[k] for k in ("mode", "exitCode", "commit", "pushed", "violations")} == {
+        "mode": "reconcile",
+        "exitCode": 0,
+        "commit": pushed,
+        "pushed": True,
+        "violations": [],
+    }
+    assert report["changes"] and all(c["action"] in ("write", "delete") for c in report["changes"])
     assert run.outputs["violations"] == "[]"
     assert runner.summary.read_text().startswith(
         f"## gitops-karmada reconcile\n\n**Committed `{pushed[:12]}`.**"

@@ -113,3 +113,28 @@ def test_verify_reports_input_errors_and_fails(tmp_path: Path) -> None:
 
     assert "cannot be rendered: fix the input errors above" in done.stdout
     assert "policies/web.yaml" in done.stderr
+
+
+def test_allow_stale_passes_a_pull_requests_inputs_but_not_hand_edits(tmp_path: Path) -> None:
+    """On a pull request the inputs change and reconcile runs after the merge: stale output is pending."""
+    repo = shop_fleet(tmp_path)
+    change_input(repo)
+    repo.commit("scale web (a pull request)")
+    repo.cli("verify", check=1)
+
+    done = repo.cli("verify", "--allow-stale")
+    assert f"pending      {MEMBER1_WEB}: reconcile would rewrite it" in done.stdout
+    assert "no hand edits, the inputs render; 4 file(s) pending" in done.stdout.splitlines()[-1]
+    report = json.loads(repo.cli("verify", "--allow-stale", "-o", "json").stdout)
+    assert report["ok"] is True and report["failures"] == []
+    assert {item["path"] for item in report["info"]} == {
+        MEMBER1_WEB,
+        MEMBER2_WEB,
+        WEB_RECORD,
+        "karmada-state/index.json",
+    }
+
+    edit_rendered(repo)
+    repo.commit("and a hand edit")
+    edited = json.loads(repo.cli("verify", "--allow-stale", "-o", "json", check=1).stdout)
+    assert [(f["path"], f["finding"]) for f in edited["failures"]] == [(MEMBER1_WEB, "edited")]

@@ -149,3 +149,20 @@ def test_check_rendered_reads_every_document_of_the_cluster_folders() -> None:
         ("clusters/member1/default/configmap/b.yaml", 0),
     ]
     assert all(d.code == "schema" for d in found)
+
+
+@pytest.mark.parametrize(
+    ("openapi", "said"),
+    [
+        ({"type": "objectx"}, "is invalid"),
+        ({"type": "object", "properties": {"n": {"type": "integer", "minimum": "1"}}}, "is invalid"),
+    ],
+)
+def test_an_invalid_crd_schema_fails_its_resources_with_a_clear_problem(
+    openapi: dict[str, Any], said: str
+) -> None:
+    checker = SchemaChecker(native=None, crds=crd_schemas([manifest(_crd(openapi))]), default_version=None)
+    verdict = checker.check({"apiVersion": "example.com/v1", "kind": "Widget", "spec": {"n": 2}}, "")
+    assert verdict.checked_against == "CustomResourceDefinition widgets.example.com"
+    assert len(verdict.problems) == 1 and said in verdict.problems[0].message
+    assert "the schema of CustomResourceDefinition widgets.example.com" in verdict.problems[0].message
