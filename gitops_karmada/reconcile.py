@@ -60,6 +60,7 @@ from gitops_karmada.model.config import FeatureGate, ToolConfig
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
+    from gitops_karmada.core.external_sources import GeneratedSource
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
     from gitops_karmada.core.schema_check import NativeSchemas
     from gitops_karmada.model.bindings import ResourceBinding
@@ -116,6 +117,9 @@ class ReconcileRequest:
     """The repository's blob id function (SHA-1 or SHA-256 repositories)."""
     progress: Callable[[int, int], None] | None = None
     """Told (templates done, templates in all) after each template; an entry point draws it."""
+    generated: Mapping[str, GeneratedSource] = field(default_factory=dict)
+    """What ``kubectl kustomize``/``helm template`` gave for the Kustomize and Helm sources (an adapter ran
+    them), by their kustomization.yaml/Chart.yaml path."""
     native_schemas: NativeSchemas | None = None
     """Kubernetes' schemas for checking rendered manifests (an adapter supplies them); None: only CRDs in
     the repository are checked."""
@@ -277,7 +281,7 @@ class PreviousRun:
 def reconcile(request: ReconcileRequest) -> RenderResult:
     """Compute the desired cluster folders and binding records for one repository state."""
     config = request.config
-    loaded = load(request.input_files, config, request.decoded)
+    loaded = load(request.input_files, config, request.decoded, request.generated)
     previous = PreviousRun(request)
     layout = RepoLayout.of(config)
     snapshots = load_cluster_snapshots(request.snapshot_files, root=layout.snapshots_dir)

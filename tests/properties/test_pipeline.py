@@ -17,11 +17,12 @@ from gitops_karmada.core.layout import INDEX_FILE
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.serialize import dump_yaml_documents
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, reconcile
+from tests.fleet import plain_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = ROOT / "repo-layout"
 CONFIG, _ = load_config((LAYOUT / CONFIG_FILE).read_bytes())
-FILES = read_directory(LAYOUT, input_path_filter(CONFIG))
+FILES = plain_inputs(LAYOUT, read_directory(LAYOUT, input_path_filter(CONFIG)), CONFIG)
 DOCUMENTS: list[Any] = [doc for content in FILES.values() for doc in yaml.safe_load_all(content) if doc]
 NOW = "2026-01-02T03:04:05Z"
 

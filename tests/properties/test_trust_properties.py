@@ -26,6 +26,7 @@ from gitops_karmada.core.diff import DiffSide, compare
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.serialize import dump_yaml_documents
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, reconcile
+from tests.fleet import plain_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = ROOT / "repo-layout"
@@ -33,7 +34,9 @@ NOW = "2026-01-02T03:04:05Z"
 LATER = "2026-01-03T03:04:05Z"
 EXAMPLE_CONFIG_RAW = (LAYOUT / CONFIG_FILE).read_bytes()
 EXAMPLE_CONFIG, _ = load_config(EXAMPLE_CONFIG_RAW)
-EXAMPLE_FILES = read_directory(LAYOUT, input_path_filter(EXAMPLE_CONFIG))
+EXAMPLE_FILES = plain_inputs(
+    LAYOUT, read_directory(LAYOUT, input_path_filter(EXAMPLE_CONFIG)), EXAMPLE_CONFIG
+)
 
 Tree = dict[str, bytes]
 
