@@ -2,7 +2,8 @@
 
 Runs, one after the other so they do not compete for the 2 cores: YAML emission, scheduling throughput,
 the pipeline steps (validate, render, reconcile), diff, the incremental engine's table on fleets M and K
-with the floor measured in the same run, and the watch daemon's push-to-reconciled latency. Each module
+with the floor measured in the same run, the watch daemon's push-to-reconciled latency, and what the schema
+check of rendered manifests adds to a first reconcile. Each module
 also runs alone (``python -m benchmarks.<module> --help``).
 """
 
@@ -28,6 +29,7 @@ def main() -> None:
         ("benchmarks.bench_diff", quick),
         ("benchmarks.bench_incremental", quick),
         ("benchmarks.bench_watch", quick),
+        ("benchmarks.bench_schema", quick),
     ):
         print(f"## {module} {' '.join(module_args)}".rstrip(), flush=True)
         subprocess.run([sys.executable, "-m", module, *module_args], check=True)

@@ -1,0 +1,86 @@
+"""What the schema check of rendered manifests costs: a first reconcile with ``schemaCheck.enabled`` true
+and false, alternating in one run (so machine noise hits both), on fleet M by default.
+
+``python -m benchmarks.bench_schema [--templates N --policies N --clusters N] [--repeat N] [--quick]``
+
+Every run is the real CLI in a new process on its own branch of one bare repository; the "off" branch is
+the same commit plus a ``gitops-karmada.yaml`` that turns the check off. Prints each run and the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.bench_incremental import GIT_ENV, build
+
+
+def _with_config(bare: Path, parent: str, content: str) -> str:
+    """A commit on top of ``parent`` that adds ``gitops-karmada.yaml`` (plumbing: no work tree)."""
+    env = {**os.environ, **GIT_ENV, "GIT_INDEX_FILE": str(bare / "bench-index")}
+
+    def git(*args: str, stdin: str | None = None) -> str:
+        done = subprocess.run(["git", *args], cwd=bare, env=env, input=stdin, capture_output=True, text=True)
+        done.check_returncode()
+        return done.stdout.strip()
+
+    blob = git("hash-object", "-w", "--stdin", stdin=content)
+    git("read-tree", parent)
+    git("update-index", "--add", "--cacheinfo", f"100644,{blob},gitops-karmada.yaml")
+    tree = git("write-tree")
+    (bare / "bench-index").unlink()
+    return git("commit-tree", tree, "-p", parent, "-m", "schema check off")
+
+
+def _reconcile(bare: Path, branch: str) -> float:
+    env = {**os.environ, **GIT_ENV}
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "gitops_karmada", "reconcile", "--repo", str(bare), "--rev", branch],
+        env=env,
+        capture_output=True,
+        check=True,
+    )
+    return time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--templates", type=int, default=5000)
+    parser.add_argument("--policies", type=int, default=2500)
+    parser.add_argument("--clusters", type=int, default=50)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument(
+        "--quick", action="store_true", help="500 templates, 250 policies, 10 clusters, 1 run"
+    )
+    args = parser.parse_args()
+    if args.quick:
+        args.templates, args.policies, args.clusters, args.repeat = 500, 250, 10, 1
+    with tempfile.TemporaryDirectory(prefix="bench-schema-") as folder:
+        work = Path(folder)
+        bare, head = build(work, "M", args.templates, args.policies, args.clusters)
+        off = _with_config(bare, head, "schemaCheck: {enabled: false}\n")
+        seconds: dict[str, list[float]] = {"on": [], "off": []}
+        for run in range(args.repeat):
+            for mode, commit in (("on", head), ("off", off)):
+                branch = f"bench-{mode}-{run}"
+                subprocess.run(["git", "update-ref", f"refs/heads/{branch}", commit], cwd=bare, check=True)
+                seconds[mode].append(_reconcile(bare, branch))
+                print(f"  first reconcile, check {mode}: {seconds[mode][-1]:.2f} s", flush=True)
+    on, off_median = statistics.median(seconds["on"]), statistics.median(seconds["off"])
+    print(
+        f"{args.templates} templates x {args.clusters} clusters: check on {on:.2f} s, "
+        f"off {off_median:.2f} s, cost {on - off_median:.2f} s ({(on / off_median - 1) * 100:.0f} %)"
+    )
+
+
+if __name__ == "__main__":
+    main()
