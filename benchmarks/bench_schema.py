@@ -18,7 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_incremental import GIT_ENV, build
+from benchmarks.bench_incremental import build
+from benchmarks.run import GIT_ENV
 
 
 def _with_config(bare: Path, parent: str, content: str) -> str:
