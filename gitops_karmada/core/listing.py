@@ -381,13 +381,16 @@ def override_listing(
     for policy in overrides:
         short = "cop" if policy.kind == "ClusterOverridePolicy" else "op"
         rules = policy.spec.effective_rules()
-        overriders = sorted({name for rule in rules for name, value in rule.overriders if value})
+        # the API names of the overriders the rules set (annotationsOverrider, plaintext, ...)
+        overriders = sorted(
+            {name for rule in rules for name, value in rule.overriders.to_api().items() if value}
+        )
         source = sources.get((policy.kind, policy.namespace, policy.name))
         cells = {
             "NAMESPACE": policy.namespace or "-",
             "NAME": f"{short}/{policy.name}",
             "RULES": str(len(rules)),
-            "OVERRIDERS": ",".join(_camel(name) for name in overriders) or "-",
+            "OVERRIDERS": ",".join(overriders) or "-",
             "SELECTORS": _selectors_text(policy.spec.resource_selectors),
             "SOURCE": f"{source.path}[{source.doc_index}]" if source else "-",
         }
@@ -406,11 +409,6 @@ def override_listing(
     return Listing(
         ListedKind.OVERRIDES, columns, ("SELECTORS", "SOURCE"), tuple(items), _override_totals(items)
     )
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
 
 
 def _override_totals(items: Sequence[Listed]) -> dict[str, int]:
