@@ -511,7 +511,7 @@ def _invalid(
         return InvalidManifestError(verdict.checked_against, verdict.problems, result)
     if not verdict.checked_against and ctx.config.schema_check.unknown_kinds is UnknownKinds.ERROR:
         problem = SchemaProblem("", NO_SCHEMA + " (schemaCheck.unknownKinds: Error)")
-        return InvalidManifestError("any", (problem,), result)
+        return InvalidManifestError("", (problem,), result)
     return None
 
 
@@ -597,9 +597,10 @@ def _schema_error(
         )
         parts.append(f"{problem.field or '(object)'}: {problem.message}{by}")
         blamed = blamed or change
+    against = f"the {err.checked_against} schema" if err.checked_against else "the schema check"
     message = (
         f"schema: {subject} (from {template.source}) rendered for cluster{'s' if len(clusters) > 1 else ''} "
-        f"{', '.join(repr(c) for c in clusters)} ({files}) fails the {err.checked_against} schema, so it was "
+        f"{', '.join(repr(c) for c in clusters)} ({files}) fails {against}, so it was "
         f"not written: {'; '.join(parts)}"
     )
     if blamed is not None:
