@@ -1,4 +1,5 @@
-"""Talks to remotes for the Git adapter: a branch's configured upstream, fetching a branch, pushing a ref.
+"""Talks to remotes for the Git adapter: a branch's configured upstream, pushing a ref (the fetch is in
+``git_fetch``, through GitPython).
 
 A push rejected because the remote branch moved on, and a network failure, are ``GitError(temporary=True)``
 (the caller fetches, rerenders and retries); everything else is permanent.
@@ -6,11 +7,13 @@ A push rejected because the remote branch moved on, and a network failure, are `
 
 from __future__ import annotations
 
-import os
-import secrets
+from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_process import GitRunner, git_error, stderr_tail
 from gitops_karmada.model.errors import GitError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 NETWORK_TIMEOUT_SECONDS = 600.0
 # A reconciler runs unattended: a missing credential must fail the run, not wait for a password prompt.
@@ -75,47 +78,23 @@ def upstream(runner: GitRunner, branch_ref: str) -> tuple[str, str] | None:
     return remote, merge.removeprefix("refs/heads/")
 
 
-def _check_branch_name(runner: GitRunner, operation: str, branch: str) -> None:
+def check_branch_name(runner: GitRunner, operation: str, branch: str) -> None:
     # git branch refuses a leading dash too (it would read as an option), though refs/heads/-x is well-formed.
     if branch.startswith("-") or not runner.succeeds(["check-ref-format", f"refs/heads/{branch}"]):
         raise GitError(operation, f"{branch!r} is not a valid branch name")
 
 
-def fetch(runner: GitRunner, remote: str, branch: str) -> str:
-    """Fetch ``branch`` from ``remote``; return the commit id the remote branch points at."""
-    _check_branch_name(runner, "fetch", branch)
-    # A private destination ref makes the answer independent of FETCH_HEAD and of the remote's refspecs;
-    # configured remote-tracking branches are still updated by git as usual.
-    landing = f"refs/gitops-karmada/tmp/fetch-{os.getpid()}-{secrets.token_hex(4)}"
-    what = f"fetching {branch} from {remote}"
-    done = runner.run(
-        ["fetch", "--quiet", "--no-tags", "--end-of-options", remote, f"+refs/heads/{branch}:{landing}"],
-        operation="fetch",
-        what=what,
-        env=_UNATTENDED,
-        ok_codes=range(256),
-        timeout=NETWORK_TIMEOUT_SECONDS,
-    )
-    if done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", "replace")
-        if "couldn't find remote ref" in stderr.lower():
-            raise git_error("fetch", f"{remote} has no branch {branch}", stderr)
-        raise git_error("fetch", what, stderr, temporary=is_transient_failure(stderr))
-    try:
-        return runner.text(["rev-parse", "--verify", f"{landing}^{{commit}}"], operation="fetch", what=what)
-    finally:
-        runner.run(["update-ref", "-d", landing], operation="update-ref", what=f"deleting {landing}")
-
-
-def push(runner: GitRunner, remote: str, local_ref: str, remote_branch: str) -> None:
-    """Push ``local_ref`` to ``remote_branch`` of ``remote`` without forcing."""
-    _check_branch_name(runner, "push", remote_branch)
+def push(
+    runner: GitRunner, remote: str, local_ref: str, remote_branch: str, env: Mapping[str, str] | None = None
+) -> None:
+    """Push ``local_ref`` to ``remote_branch`` of ``remote`` without forcing (``env``: credentials)."""
+    check_branch_name(runner, "push", remote_branch)
     what = f"pushing {local_ref} to {remote_branch} on {remote}"
     done = runner.run(
         ["push", "--porcelain", "--end-of-options", remote, f"{local_ref}:refs/heads/{remote_branch}"],
         operation="push",
         what=what,
-        env=_UNATTENDED,
+        env={**_UNATTENDED, **(env or {})},
         ok_codes=range(256),
         timeout=NETWORK_TIMEOUT_SECONDS,
     )

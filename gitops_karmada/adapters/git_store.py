@@ -14,7 +14,7 @@ import enum
 import hashlib
 import os
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters import git_remote
 from gitops_karmada.adapters.git_cat_file import read_blobs
 from gitops_karmada.adapters.git_fast_import import import_commit
+from gitops_karmada.adapters.git_fetch import RemoteAccess, fetch_branch
 from gitops_karmada.adapters.git_log import LOG_FORMAT, LogEntry, PathChange, parse_log, parse_raw_changes
 from gitops_karmada.adapters.git_process import GitRunner, git_error
 from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, decode_path, list_tree, normalise_prefix
@@ -103,9 +104,17 @@ class GitStore:
     work_tree: Path | None
     object_format: str
     observer: Callable[[CommitStage], None] | None = None
+    remote_access: RemoteAccess = field(default_factory=RemoteAccess)
+    """Credentials for fetch and push (an SSH key or command, an askpass program)."""
 
     @classmethod
-    def open(cls, path: Path, *, observer: Callable[[CommitStage], None] | None = None) -> GitStore:
+    def open(
+        cls,
+        path: Path,
+        *,
+        observer: Callable[[CommitStage], None] | None = None,
+        remote_access: RemoteAccess | None = None,
+    ) -> GitStore:
         """The repository at ``path`` (or containing it); GitError if there is none."""
         if not path.is_dir():
             raise GitError("open", f"{path} is not a directory")
@@ -122,7 +131,13 @@ class GitStore:
         work_tree = None
         if inside_work_tree == "true":
             work_tree = Path(probe.text(["rev-parse", "--show-toplevel"], operation="open", what=f"{path}"))
-        return cls(git_dir=Path(git_dir), work_tree=work_tree, object_format=object_format, observer=observer)
+        return cls(
+            git_dir=Path(git_dir),
+            work_tree=work_tree,
+            object_format=object_format,
+            observer=observer,
+            remote_access=remote_access or RemoteAccess(),
+        )
 
     @property
     def _git(self) -> GitRunner:
@@ -575,11 +590,12 @@ class GitStore:
 
     def fetch(self, remote: str, branch: str) -> str:
         """Fetch ``branch`` of ``remote`` and return its commit id (GitError temporary on network failure)."""
-        return git_remote.fetch(self._git, remote, branch)
+        git_remote.check_branch_name(self._git, "fetch", branch)
+        return fetch_branch(self.git_dir, remote, branch, self.remote_access)
 
     def push(self, remote: str, local_ref: str, remote_branch: str) -> None:
         """Push without forcing; a non-fast-forward rejection is GitError(temporary=True)."""
-        git_remote.push(self._git, remote, local_ref, remote_branch)
+        git_remote.push(self._git, remote, local_ref, remote_branch, self.remote_access.environment())
 
     def maintenance(self) -> None:
         """Pack loose objects and merge fast-import's many small packs; drop leftover temporary refs."""

@@ -86,6 +86,26 @@ def test_remote_mode_pushes_a_reconcile_commit_with_the_source_trailer(tmp_path:
         assert daemon.terminate() == 0
 
 
+def test_remote_mode_reaches_an_ssh_remote_through_the_given_ssh_command(tmp_path: Path) -> None:
+    """--ssh-command is used for the fetch (GitPython) and the push: a script standing in for ssh runs git's
+    server side locally, as sshd would, and logs what it was asked."""
+    remote = Remote.create(tmp_path)
+    work = tmp_path / "daemon"
+    clone(remote.bare, work)
+    git(work, "remote", "set-url", "origin", f"ssh://fleet.example{remote.bare}")
+    log = tmp_path / "ssh.log"
+    ssh = tmp_path / "fake-ssh"
+    ssh.write_text(f'#!/bin/bash\necho "$@" >> {log}\nexec bash -c "${{@: -1}}"\n')
+    ssh.chmod(0o755)
+    with _remote_daemon(remote, tmp_path, "daemon", "--ssh-command", str(ssh)) as daemon:
+        wait_for(lambda: remote.reconciled(remote.user.head()), "the initial reconcile")
+        source = remote.push_change(6)
+        wait_for(lambda: remote.reconciled(source), "the reconcile of the push")
+        asked = log.read_text()
+        assert "fleet.example git-upload-pack" in asked and "fleet.example git-receive-pack" in asked
+        assert daemon.terminate() == 0
+
+
 def test_invalid_input_is_reported_once_and_the_last_good_output_stays(tmp_path: Path) -> None:
     remote = Remote.create(tmp_path)
     with _remote_daemon(remote, tmp_path, "daemon") as daemon:

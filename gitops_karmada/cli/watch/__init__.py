@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import click
 from loguru import logger
 
+from gitops_karmada.adapters.git_fetch import RemoteAccess
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.watch.metrics import DaemonMetrics
@@ -83,6 +84,19 @@ def _webhook_secret(path: Path | None) -> bytes | None:
     show_default=True,
     help="Seconds of consecutive failures after which /readyz reports not ready.",
 )
+@click.option(
+    "--ssh-key",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Private key for SSH remotes (a deploy key): fetch and push run ssh -i KEY -o IdentitiesOnly=yes.",
+)
+@click.option(
+    "--ssh-command", help="The whole SSH command for fetch and push (GIT_SSH_COMMAND); wins over --ssh-key."
+)
+@click.option(
+    "--askpass",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A program git runs for HTTPS usernames and passwords (GIT_ASKPASS), e.g. one that prints a token.",
+)
 @allow_option
 def watch_command(
     repo: Path,
@@ -93,11 +107,15 @@ def watch_command(
     listen: str,
     webhook_secret_file: Path | None,
     retry_budget: float,
+    ssh_key: str | None,
+    ssh_command: str | None,
+    askpass: str | None,
     allow: tuple[str, ...],
 ) -> None:
     """Keep BRANCH reconciled: on every new commit, render and commit (and push) like `reconcile`."""
     address = _listen_address(listen)
-    store = GitStore.open(repo)
+    access = RemoteAccess(ssh_key=ssh_key, ssh_command=ssh_command, askpass=askpass)
+    store = GitStore.open(repo, remote_access=access)
     if branch is None:
         head = store.head_ref()
         if head is None or not head.startswith("refs/heads/"):

@@ -1,0 +1,132 @@
+"""Fetching from a remote through GitPython: the remote handle, transfer progress, and credentials.
+
+The bulk paths stay where measurement put them (``ls-tree``, ``cat-file --batch`` and ``fast-import`` pipes,
+and the porcelain push whose rejection reasons drive the retry); a fetch is where GitPython earns its place:
+``Remote.fetch`` reports the transfer as it happens (logged at debug level, one line per stage and tenth,
+so a daemon's log says what a slow fetch is doing), takes a timeout, and runs with the credential
+environment the daemon was given (``RemoteAccess``: an SSH command or key, an askpass program).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from loguru import logger
+
+from gitops_karmada.adapters.git_process import git_error
+from gitops_karmada.adapters.git_remote import is_transient_failure
+from gitops_karmada.model.errors import GitError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+NETWORK_TIMEOUT_SECONDS = 600.0
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteAccess:
+    """How git authenticates to remotes, as environment variables for the fetch and push subprocesses."""
+
+    ssh_key: str | None = None
+    """A private key file: ``ssh -i KEY -o IdentitiesOnly=yes`` (host keys still checked)."""
+    ssh_command: str | None = None
+    """A whole SSH command (``GIT_SSH_COMMAND``); wins over ``ssh_key``."""
+    askpass: str | None = None
+    """A program that prints a username or password when git asks (``GIT_ASKPASS``, for HTTPS tokens)."""
+
+    def environment(self) -> dict[str, str]:
+        # a reconciler runs unattended: a missing credential must fail the run, not wait for a prompt
+        env = {"GIT_TERMINAL_PROMPT": "0"}
+        if self.ssh_command:
+            env["GIT_SSH_COMMAND"] = self.ssh_command
+        elif self.ssh_key:
+            env["GIT_SSH_COMMAND"] = (
+                f"ssh -i {shlex.quote(self.ssh_key)} -o IdentitiesOnly=yes -o BatchMode=yes"
+            )
+        if self.askpass:
+            env["GIT_ASKPASS"] = self.askpass
+        return env
+
+
+_STAGES = {
+    1 << 2: "counting objects",
+    1 << 3: "compressing objects",
+    1 << 4: "writing objects",
+    1 << 5: "receiving objects",
+    1 << 6: "resolving deltas",
+    1 << 7: "finding sources",
+    1 << 8: "checking out",
+}
+
+
+def _progress(what: str) -> Any:
+    """A GitPython ``RemoteProgress`` that logs each stage at every tenth of the way (debug level)."""
+    from git import RemoteProgress
+
+    class Progress(RemoteProgress):
+        def __init__(self) -> None:
+            super().__init__()
+            self._shown: dict[int, int] = {}
+
+        def update(
+            self,
+            op_code: int,
+            cur_count: str | float,
+            max_count: str | float | None = None,
+            message: str = "",
+        ) -> None:
+            stage = op_code & RemoteProgress.OP_MASK
+            if not max_count:
+                return
+            tenth = int(float(cur_count) * 10 / float(max_count))
+            if self._shown.get(stage) == tenth:
+                return
+            self._shown[stage] = tenth
+            logger.bind(logger="git", operation="fetch", stage=_STAGES.get(stage, str(stage))).debug(
+                "{}: {} {}% ({}/{})", what, _STAGES.get(stage, "progress"), tenth * 10, int(float(cur_count)),
+                int(float(max_count)),
+            )  # fmt: skip
+
+    return Progress()
+
+
+def fetch_branch(git_dir: Path, remote: str, branch: str, access: RemoteAccess) -> str:
+    """Fetch ``branch`` of the configured ``remote``; return the commit its remote branch points at.
+
+    Lands in a private ref (removed afterwards), so the answer does not depend on FETCH_HEAD or on the
+    remote's refspecs. Network failures are ``GitError(temporary=True)``; a missing branch or remote, or
+    refused credentials, are permanent.
+    """
+    import git
+
+    landing = f"refs/gitops-karmada/tmp/fetch-{os.getpid()}-{secrets.token_hex(4)}"
+    what = f"fetching {branch} from {remote}"
+    repo = git.Repo(git_dir)
+    try:
+        try:
+            handle = repo.remote(remote)
+        except ValueError:
+            raise GitError("fetch", f"{what}: the repository has no remote {remote!r}") from None
+        with repo.git.custom_environment(**access.environment()):
+            try:
+                handle.fetch(
+                    f"+refs/heads/{branch}:{landing}",
+                    progress=_progress(what),
+                    no_tags=True,
+                    kill_after_timeout=NETWORK_TIMEOUT_SECONDS,
+                )
+            except git.GitCommandError as err:
+                stderr = str(err.stderr or "")
+                if "couldn't find remote ref" in stderr.lower():
+                    raise git_error("fetch", f"{remote} has no branch {branch}", stderr) from None
+                raise git_error("fetch", what, stderr, temporary=is_transient_failure(stderr)) from None
+        try:
+            return str(repo.commit(landing).hexsha)
+        finally:
+            repo.git.update_ref("-d", landing)
+    finally:
+        repo.close()
