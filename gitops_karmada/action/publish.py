@@ -80,12 +80,15 @@ def tool_command(*arguments: str) -> list[str]:
 def tool_environment(env: Mapping[str, str]) -> dict[str, str]:
     """The environment of a ``gitops-karmada`` subprocess: without the token, which stays in this process,
     and without ``GITOPS_KARMADA_*`` variables, which would set the command's options behind the action's
-    back."""
+    back (the tool locations ``GITOPS_KARMADA_KUBECTL`` and ``GITOPS_KARMADA_HELM`` excepted)."""
     return {
         name: value
         for name, value in env.items()
-        if name != TOKEN_VARIABLE and not name.startswith("GITOPS_KARMADA_")
+        if name != TOKEN_VARIABLE and (not name.startswith("GITOPS_KARMADA_") or name in _TOOL_LOCATIONS)
     }
+
+
+_TOOL_LOCATIONS = frozenset({"GITOPS_KARMADA_KUBECTL", "GITOPS_KARMADA_HELM"})
 
 
 def markdown_cell(text: str) -> str:

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from gitops_karmada.action.publish import StepResult, code_span, markdown_cell
+from gitops_karmada.action.publish import StepResult, code_span, markdown_cell, tool_environment
 from gitops_karmada.action.reconcile import LogLine, reconcile_summary
-from gitops_karmada.action.settings import Mode, SettingsError, read_mode, read_settings
+from gitops_karmada.action.settings import TOKEN_VARIABLE, Mode, SettingsError, read_mode, read_settings
 from gitops_karmada.action.verify import verify_summary
 
 if TYPE_CHECKING:
@@ -107,3 +107,13 @@ def test_reconcile_summary_fences_output_that_holds_a_fence() -> None:
     summary = reconcile_summary(1, None, "```\n", [LogLine("error: boom")], [])
     assert "> **reconcile failed** (exit 1)." in summary
     assert "````text\n```\nerror: boom\n````" in summary
+
+
+def test_the_tools_environment_keeps_the_token_and_option_variables_out() -> None:
+    env = {
+        TOKEN_VARIABLE: "ghp_secret",
+        "GITOPS_KARMADA_RECONCILE_FULL": "1",  # would set reconcile's --full behind the action's back
+        "GITOPS_KARMADA_KUBECTL": "/opt/kubectl",  # where a tool is, not an option
+        "PATH": "/usr/bin",
+    }
+    assert tool_environment(env) == {"GITOPS_KARMADA_KUBECTL": "/opt/kubectl", "PATH": "/usr/bin"}
