@@ -54,7 +54,7 @@ from gitops_karmada.core.render import render_targets
 from gitops_karmada.core.run_outputs import deleted, quota_outputs, released_record
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.core.serialize import dump_yaml
-from gitops_karmada.core.state_index import IndexEntry, StateIndex, files_digest, parse_index
+from gitops_karmada.core.state_index import IndexEntry, IndexLines, StateIndex, files_digest, parse_index
 from gitops_karmada.model.config import FeatureGate, ToolConfig
 
 if TYPE_CHECKING:
@@ -98,7 +98,15 @@ class ReconcileRequest:
     snapshot_files: Mapping[str, bytes] = field(default_factory=dict)
     """Cluster snapshots (nodes, pods, ResourceQuotas) for the accurate estimator."""
     output_blobs: Mapping[str, str] = field(default_factory=dict)
-    """Current files of the clusters folder: path → blob id (hand-written files, what the tool wrote)."""
+    """Current files of the clusters folder: path → blob id (hand-written files, what the tool wrote). May
+    be lazy: an incremental run only looks paths up, a full one iterates."""
+    output_edits: frozenset[str] | None = None
+    """Cluster-folder paths changed since the tool commit that wrote the state index being read (hand
+    edits): a reused template's files are then vouched for by not being among them, without reading every
+    file's id. None: unknown, every reused template's files are compared with the index's digest."""
+    shallow_outputs: frozenset[str] | None = None
+    """``RunContext.shallow_outputs``, when an adapter can list them more cheaply than by iterating
+    ``output_blobs``."""
     now: str
     """RFC 3339 time of the source commit: the only clock the core knows."""
     reschedule: frozenset[Identity] = frozenset()
@@ -123,6 +131,8 @@ class ReconcileRequest:
     native_schemas: NativeSchemas | None = None
     """Kubernetes' schemas for checking rendered manifests (an adapter supplies them); None: only CRDs in
     the repository are checked."""
+    index_lines: IndexLines | None = None
+    """State index entries parsed by an earlier run of the same process, by line (refreshed by this run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,10 +209,11 @@ class PreviousRun:
         self.blobs: Mapping[str, str] = request.state_blobs or {
             path: request.hash_blob(raw) for path, raw in request.state_files.items()
         }
-        index = parse_index(request.state_files.get(self.layout.index_path))
+        index = parse_index(request.state_files.get(self.layout.index_path), request.index_lines)
         self.index = (
             index if index is not None and index.engine == ENGINE_VERSION and not request.full else None
         )
+        self.edits = request.output_edits
         self._bindings: dict[Identity, ResourceBinding | None] = {}
         self._read_paths: set[str] = set()
         self.diagnostics: list[Diagnostic] = []
@@ -270,6 +281,9 @@ class PreviousRun:
             return None  # the record was edited or removed by hand
         inside = object_path(key_of_identity(identity))
         key_paths = [f"{clusters_dir}/{cluster}/{inside}" for cluster in entry.rendered]
+        if self.edits is not None:
+            # the index was written with the files of a tool commit; only a later change can spoil them
+            return None if self.edits.intersection(key_paths) else entry
         if files_digest(key_paths, output_blobs) != entry.files:
             return None  # a rendered file was edited or removed by hand
         return entry
@@ -295,6 +309,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         now=request.now,
         snapshots=snapshots.snapshots,
         output_blobs=request.output_blobs,
+        shallow_outputs=request.shallow_outputs,
         read_output=request.read_output,
         reschedule=request.reschedule,
         explain=request.explain,
@@ -382,11 +397,12 @@ def _reused(
     ctx: RunContext, template: Manifest, match: PolicyMatch, entry: IndexEntry, fingerprint: str
 ) -> TemplateOutcome:
     key = template.key
-    inside = object_path(key)
+    folder = f"{ctx.clusters_dir}/"
+    inside = f"/{object_path(key)}"
     return TemplateOutcome(
         key=key,
         match=match,
-        paths={cluster: f"{ctx.clusters_dir}/{cluster}/{inside}" for cluster in entry.rendered},
+        paths={cluster: folder + cluster + inside for cluster in entry.rendered},
         diagnostics=entry.warnings,
         fingerprint=fingerprint,
         reused=True,

@@ -140,6 +140,11 @@ class GitStore:
         )
 
     @property
+    def runner(self) -> GitRunner:
+        """The runner of this repository's git directory (for adapters that spawn their own git process)."""
+        return self._git
+
+    @property
     def _git(self) -> GitRunner:
         return GitRunner(self.work_tree or self.git_dir)
 
@@ -384,6 +389,36 @@ class GitStore:
     def list_entries(self, rev: str, prefixes: Sequence[str] = ("",)) -> tuple[TreeEntry, ...]:
         """Every file, symbolic link and submodule of ``rev`` under ``prefixes``, with its mode."""
         return list_tree(self._git, self.resolve(rev), prefixes)
+
+    def list_children(self, rev: str, folders: Sequence[str]) -> tuple[tuple[str, str], ...]:
+        """The entries directly inside each of ``folders`` (not recursive): (mode, path), trees included.
+        ``""`` is the root folder (list it alone)."""
+        if not folders:
+            return ()
+        specs = [normalise_prefix(f) + "/" for f in folders if normalise_prefix(f)]
+        if len(specs) < len(folders):
+            specs = []  # the root folder: list it alone
+        output = self._git.run(
+            ["--literal-pathspecs", "ls-tree", "-z", "--full-tree", self.resolve(rev), "--", *specs],
+            operation="ls-tree",
+            what=f"listing folders of {rev}",
+        ).stdout  # fmt: skip
+        children = []
+        for record in output.split(b"\0"):
+            if record:
+                meta, _, raw_path = record.partition(b"\t")
+                children.append((meta.split(b" ", 1)[0].decode("ascii"), decode_path(raw_path)))
+        return tuple(children)
+
+    def list_tree_raw(self, rev: str, folder: str) -> bytes:
+        """``ls-tree -r -z`` of ``folder`` as git prints it (``<mode> <type> <oid> TAB <path> NUL`` records in
+        tree order), for callers that count records rather than parse them."""
+        return self._git.run(
+            ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", self.resolve(rev), "--",
+             normalise_prefix(folder)],
+            operation="ls-tree",
+            what=f"listing {folder} in {rev}",
+        ).stdout  # fmt: skip
 
     def read_blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
         """The content of each blob in ``oids`` (full ids), read through one ``cat-file --batch``."""

@@ -11,14 +11,9 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gitops_karmada.adapters.lifecycle import (
-    ROLLBACK_TO_TRAILER,
-    LifecycleError,
-    is_tool_commit,
-    read_layout,
-    source_commit,
-)
+from gitops_karmada.adapters.lifecycle import ROLLBACK_TO_TRAILER, LifecycleError, read_layout, source_commit
 from gitops_karmada.adapters.repository import rfc3339
+from gitops_karmada.adapters.tool_commits import is_tool_commit
 from gitops_karmada.core.loading import load_bindings
 from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.model import wellknown

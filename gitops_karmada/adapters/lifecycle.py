@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitops_karmada.adapters.repository import rendered_by_tool
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, load_bindings, load_config
 from gitops_karmada.core.ownership import Ownership, ownership
@@ -28,17 +27,11 @@ if TYPE_CHECKING:
     from gitops_karmada.model.diagnostics import Diagnostic
 
 ROLLBACK_TO_TRAILER = wellknown.ROLLBACK_TO_TRAILER
-_TOOL_NAME = wellknown.TOOL_NAME
 _REGULAR_MODES = frozenset({"100644", "100664"})
 
 
 class LifecycleError(GitopsKarmadaError):
     """A rollback, history, verify or trace request that cannot be carried out as asked."""
-
-
-def is_tool_commit(entry: LogEntry) -> bool:
-    """Whether the tool made this commit (``repository.rendered_by_tool`` on its trailers)."""
-    return rendered_by_tool(entry.trailers)
 
 
 def source_commit(entry: LogEntry) -> str | None:
@@ -49,16 +42,6 @@ def source_commit(entry: LogEntry) -> str | None:
 def is_regular_mode(mode: str | None) -> bool:
     """Modes ``GitStore.commit`` can write back unchanged (plain, non-executable files)."""
     return mode in _REGULAR_MODES
-
-
-def latest_tool_commit(store: GitStore, rev: str) -> LogEntry | None:
-    """The newest tool commit on the first-parent history of ``rev`` (``rev`` itself included)."""
-    pattern = f"^{wellknown.RENDERED_BY_TRAILER}: {_TOOL_NAME}"
-    candidates = store.log(rev, grep=pattern, max_count=1)
-    if candidates and not is_tool_commit(candidates[0]):
-        # the line matched in the body but is not a trailer: look at every candidate
-        candidates = store.log(rev, grep=pattern)
-    return next((entry for entry in candidates if is_tool_commit(entry)), None)
 
 
 def read_config(store: GitStore, rev: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:

@@ -33,10 +33,21 @@ def cache_path(git_dir: Path) -> Path:
 
 
 def decode_inputs(
-    git_dir: Path | None, blobs: Mapping[str, str], read: Callable[[Sequence[str]], Mapping[str, bytes]]
+    git_dir: Path | None,
+    blobs: Mapping[str, str],
+    read: Callable[[Sequence[str]], Mapping[str, bytes]],
+    memory: dict[str, Decoded] | None = None,
 ) -> dict[str, Decoded]:
-    """path → decoded documents of every input (``blobs``: path → blob id; ``read``: blob ids → bytes)."""
-    found = _lookup(git_dir, set(blobs.values())) if git_dir is not None else {}
+    """path → decoded documents of every input (``blobs``: path → blob id; ``read``: blob ids → bytes).
+
+    ``memory`` (blob id → documents), kept by a long-lived process, is asked before the cache file and is
+    left holding exactly this run's blobs."""
+    wanted = set(blobs.values())
+    held = {oid: memory[oid] for oid in wanted if oid in memory} if memory is not None else {}
+    found = {
+        **held,
+        **(_lookup(git_dir, wanted - held.keys()) if git_dir is not None and len(held) < len(wanted) else {}),
+    }
     missing = sorted({oid for oid in blobs.values() if oid not in found})
     decoded: dict[str, Decoded] = {oid: decode(raw) for oid, raw in read(missing).items()} if missing else {}
     if git_dir is not None:
@@ -44,6 +55,10 @@ def decode_inputs(
             git_dir,
             {oid: documents for oid, documents in decoded.items() if not isinstance(documents, Exception)},
         )
+    if memory is not None:
+        memory.clear()
+        memory.update(found)
+        memory.update(decoded)
     return {path: found[oid] if oid in found else decoded[oid] for path, oid in blobs.items()}
 
 

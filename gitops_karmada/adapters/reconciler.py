@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from gitops_karmada.adapters.lifecycle import latest_tool_commit
+from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.repository import (
-    RENDERED_BY,
     RepositoryState,
     commit_message,
     read_commit,
     summarize,
     warn_uncommitted_inputs,
 )
+from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.diff.guardrails import parse_guardrails
 from gitops_karmada.core.diff.writeguard import guard, write_plan
 from gitops_karmada.core.layout import RepoLayout
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.core.diff.guardrails import Guardrail
     from gitops_karmada.core.diff.model import PlanDiff
     from gitops_karmada.model.config import ToolConfig
@@ -84,12 +85,15 @@ def write_guard(
 ) -> PlanDiff:
     """What committing ``changes`` does to the fleet, checked against the repository's guardrails."""
     config = state.request.config
+    outputs = state.request.output_blobs
     plan = write_plan(
         previous=result.previous_bindings,
         current=result.bindings,
         existing=state.current_blobs,
         changes=changes,
         clusters_dir=config.output.clusters_dir,
+        # counted from the names alone: the ids of a large tree are never listed for a small change
+        objects_before=outputs.counts() if isinstance(outputs, CommittedOutputs) else None,
         released={path: str(o.key) for o in result.outcomes for path in o.released},
         diagnostics=result.diagnostics,
     )
@@ -127,12 +131,14 @@ def reconcile_ref(
     allow: frozenset[str] = frozenset(),
     full: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    warm: WarmState | None = None,
 ) -> ReconcileOutcome:
     """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
 
     ``reschedule`` names templates (by group, kind, namespace, name) whose replicas are divided afresh;
     ``allow`` lifts guardrails of the repository's configuration by name (``all``: every one); ``full``
-    redoes every template instead of reusing those whose inputs did not change.
+    redoes every template instead of reusing those whose inputs did not change; ``warm``: what a long-lived
+    caller keeps between runs (the daemon).
     """
     if not dry_run:
         store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
@@ -143,7 +149,7 @@ def reconcile_ref(
         if current is not None:
             return ReconcileOutcome(None, None, up_to_date=current)
     # the write path needs only what it redoes: reused templates' records are not read at all
-    state = read_commit(store, ref, reschedule=reschedule, full=full, materialize=False)
+    state = read_commit(store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm)
     result = reconcile(replace(state.request, progress=progress))
     if not result.input_ok:
         return ReconcileOutcome(state, result)
@@ -242,6 +248,7 @@ def reconcile_and_push(
     allow: frozenset[str] = frozenset(),
     full: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    warm: WarmState | None = None,
 ) -> ReconcileOutcome:
     """Reconcile, then push to the branch's upstream; on a rejected push fetch, re-render and retry."""
     if not ref.startswith("refs/heads/"):
@@ -250,7 +257,7 @@ def reconcile_and_push(
     if upstream is None:
         raise GitError("push", f"{ref} has no upstream; set one with git branch --set-upstream-to")
     remote, remote_branch = upstream
-    outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full, progress=progress)
+    outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full, progress=progress, warm=warm)
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         if outcome.up_to_date is None and (outcome.result is None or not outcome.result.input_ok):
             return outcome
@@ -266,7 +273,9 @@ def reconcile_and_push(
             )
             remote_sha = store.fetch(remote, remote_branch)
             _rebase_onto_remote(store, ref, outcome, remote_sha)
-            outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full, progress=progress)
+            outcome = reconcile_ref(
+                store, ref, message=message, allow=allow, full=full, progress=progress, warm=warm
+            )
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
         return replace(outcome, pushed=True)

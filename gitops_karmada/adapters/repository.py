@@ -9,21 +9,24 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from gitops_karmada import __version__
+from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.adapters.external_sources import render_commit_sources, render_sources
 from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED, GitStore
-from gitops_karmada.adapters.git_tree import EntryKind
+from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_prefix
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
+from gitops_karmada.core.context import SHALLOW_DEPTH
 from gitops_karmada.core.external_sources import source_plan
-from gitops_karmada.core.layout import BINDINGS_FOLDER
+from gitops_karmada.core.layout import BINDINGS_FOLDER, RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.ownership import is_state_file
 from gitops_karmada.model import wellknown
@@ -32,9 +35,10 @@ from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from pathlib import Path
 
+    from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.model.config import ToolConfig
 
 
@@ -43,7 +47,7 @@ class RepositoryState:
     request: ReconcileRequest
     source: str | None
     """The commit read (None when a directory was read)."""
-    current_blobs: dict[str, str] = field(default_factory=dict)
+    current_blobs: Mapping[str, str] = field(default_factory=dict)
     """Files now under the managed folders (clusters + state): path → blob sha."""
 
 
@@ -55,10 +59,6 @@ def _managed_prefixes(config: ToolConfig) -> tuple[str, str]:
     return (config.output.clusters_dir + "/", config.output.state_dir + "/")
 
 
-RENDERED_BY = f"{wellknown.TOOL_NAME} {__version__}"
-"""The ``Rendered-By`` trailer of this tool's commits."""
-
-
 def read_commit(
     store: GitStore,
     rev: str,
@@ -66,8 +66,10 @@ def read_commit(
     reschedule: frozenset[tuple[str, str, str, str]] = frozenset(),
     full: bool = False,
     materialize: bool = True,
+    warm: WarmState | None = None,
 ) -> RepositoryState:
-    """The repository as committed at ``rev``: one tree listing; the inputs, snapshots and the state files
+    """The repository as committed at ``rev``: one listing of everything but the cluster folders, whose
+    files are looked up as the run asks (``CommittedOutputs``); the inputs, snapshots and the state files
     other than binding records are read at once, the records only when the run asks for them."""
     sha = store.resolve(rev)
     config, config_diagnostics = load_config(store.read_file(sha, CONFIG_FILE))
@@ -79,14 +81,10 @@ def read_commit(
     snapshots: dict[str, str] = {}
     eager_state: dict[str, str] = {}
     state_blobs: dict[str, str] = {}
-    output_blobs: dict[str, str] = {}
     skipped: list[Diagnostic] = []
-    for entry in store.list_entries(sha, [""]):
+    for entry in _entries_outside(store, sha, config.output.clusters_dir):
         path = entry.path
-        if path.startswith(clusters_prefix):
-            if entry.kind is not EntryKind.SUBMODULE:
-                output_blobs[path] = entry.oid
-        elif path.startswith(state_prefix):
+        if path.startswith(state_prefix):
             if entry.kind is not EntryKind.SUBMODULE:
                 state_blobs[path] = entry.oid
                 if is_state_file(path) and entry.is_regular_file and not path.startswith(bindings_prefix):
@@ -102,8 +100,10 @@ def read_commit(
                 skipped.append(
                     warning(f"{reason}; not read (commit the file itself, or exclude it)", SourceRef(path, 0))
                 )
+    output_blobs = CommittedOutputs(store, sha, config.output.clusters_dir)
+    layout = RepoLayout.of(config)
     blobs = store.read_blobs(sorted({*snapshots.values(), *eager_state.values()}))
-    decoded = decode_inputs(store.git_dir, inputs, store.read_blobs)
+    decoded = decode_inputs(store.git_dir, inputs, store.read_blobs, warm.decoded if warm else None)
     plan = source_plan(decoded)
     generated = (
         render_commit_sources(store, sha, plan, config, (clusters_prefix, state_prefix))
@@ -126,6 +126,8 @@ def read_commit(
         read_state=read_state,
         snapshot_files={path: blobs[oid] for path, oid in snapshots.items()},
         output_blobs=output_blobs,
+        output_edits=None if full else output_edits(store, sha, layout, state_blobs.get(layout.index_path)),
+        shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
         now=rfc3339(store.commit_time(sha)),
         reschedule=reschedule,
         read_output=lambda path: store.read_file(sha, path),
@@ -134,8 +136,59 @@ def read_commit(
         generated=generated,
         full=full,
         materialize=materialize,
+        index_lines=warm.index_lines if warm else None,
     )
-    return RepositoryState(request, sha, {**output_blobs, **state_blobs})
+    return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs))
+
+
+class ManagedBlobs(Mapping[str, str]):
+    """The state folder's files, then the (lazy) cluster folders': one read-only view of the managed paths."""
+
+    def __init__(self, state: Mapping[str, str], outputs: Mapping[str, str]) -> None:
+        self._state, self._outputs = state, outputs
+
+    def __getitem__(self, path: str) -> str:
+        return self._state[path] if path in self._state else self._outputs[path]
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._state or path in self._outputs
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._state
+        yield from (p for p in self._outputs if p not in self._state)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _entries_outside(store: GitStore, sha: str, folder: str) -> tuple[TreeEntry, ...]:
+    """Every file, link and submodule of ``sha`` except those under ``folder``: its siblings (and those of
+    each folder above it) are listed recursively, ``folder`` itself not at all."""
+    keep: list[str] = []
+    level = ""
+    for part in normalise_prefix(folder).split("/"):
+        here = f"{level}/{part}" if level else part
+        keep.extend(path for _mode, path in store.list_children(sha, [level]) if path != here)
+        level = here
+    return store.list_entries(sha, keep) if keep else ()
+
+
+def output_edits(
+    store: GitStore, sha: str, layout: RepoLayout, index_oid: str | None
+) -> frozenset[str] | None:
+    """The cluster-folder paths changed since the tool's last commit on ``sha``'s history, when that commit
+    wrote the state index ``sha`` has (so the index's file digests describe that commit's files); ``None``
+    when no such commit is known, and a run must compare every reused template's files itself."""
+    if index_oid is None:
+        return None
+    anchor = latest_tool_commit(store, sha)
+    if anchor is None:
+        return None
+    if anchor.commit != sha:
+        entries = store.list_entries(anchor.commit, [layout.index_path])
+        if [e.oid for e in entries] != [index_oid]:
+            return None
+    return frozenset(c.path for c in store.diff(anchor.commit, sha, [layout.clusters_dir]))
 
 
 def read_worktree(root: Path, now: datetime) -> RepositoryState:
@@ -237,16 +290,6 @@ def commit_message(source: str, summary: CommitSummary, message: str | None = No
         f"{wellknown.RENDERED_BY_TRAILER}: {RENDERED_BY}\n"
         f"{failed}"
     )
-
-
-def rendered_by_tool(trailers: Mapping[str, str]) -> bool:
-    """Whether a commit with these trailers was made by this tool (reconcile, reschedule or rollback)."""
-    return trailers.get(wellknown.RENDERED_BY_TRAILER, "").startswith(wellknown.TOOL_NAME)
-
-
-def is_own_commit(store: GitStore, rev: str) -> bool:
-    """Whether ``rev`` is a commit made by this tool (it carries the Rendered-By trailer)."""
-    return rendered_by_tool(store.trailers(rev))
 
 
 def create_repository(path: Path, message: str) -> str:

@@ -17,7 +17,6 @@ from gitops_karmada.adapters.lifecycle import (
     ROLLBACK_TO_TRAILER,
     LifecycleError,
     is_regular_mode,
-    is_tool_commit,
     owned_paths,
     parse_records,
     read_config,
@@ -32,6 +31,7 @@ from gitops_karmada.adapters.reconciler import (
     write_guard,
 )
 from gitops_karmada.adapters.repository import read_commit
+from gitops_karmada.adapters.tool_commits import is_tool_commit
 from gitops_karmada.core.diff.writeguard import guard, write_plan
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, Decoded, decode, input_path_filter

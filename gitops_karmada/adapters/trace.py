@@ -12,14 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gitops_karmada.adapters.lifecycle import (
-    LifecycleError,
-    is_tool_commit,
-    owners_of,
-    read_layout,
-    source_commit,
-)
+from gitops_karmada.adapters.lifecycle import LifecycleError, owners_of, read_layout, source_commit
 from gitops_karmada.adapters.repository import rfc3339
+from gitops_karmada.adapters.tool_commits import is_tool_commit
 from gitops_karmada.core.binding import SOURCE_ANNOTATION
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER
 from gitops_karmada.core.loading import load_bindings

@@ -14,12 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_log import PathChange
-from gitops_karmada.adapters.lifecycle import (
-    is_tool_commit,
-    latest_tool_commit,
-    owners_of,
-)
+from gitops_karmada.adapters.lifecycle import owners_of
 from gitops_karmada.adapters.repository import read_commit, uncommitted_inputs
+from gitops_karmada.adapters.tool_commits import is_tool_commit, latest_tool_commit
 from gitops_karmada.core.diff.fields import field_changes
 from gitops_karmada.core.diff.secrets import is_secret
 from gitops_karmada.core.layout import RepoLayout

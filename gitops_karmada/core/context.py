@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.overrides import AnyOverridePolicy
 
+SHALLOW_DEPTH = 4
+"""Slashes below the cluster folders' own in a manifest path (``member/namespace/kind/name.yaml``): files
+with fewer sit where a manifest needs a folder."""
+
 Identity = tuple[str, str, str, str]
 OverrideSignature = frozenset[tuple[str, str, str, int]]
 """The override rules (policy kind, namespace, name, rule index) that target one cluster."""
@@ -43,6 +47,8 @@ class RunContext:
     cluster_index: ClusterIndex
     override_signatures: Mapping[str, OverrideSignature]
     """Per cluster, the override rules that target it: clusters with equal signatures render alike."""
+    known_shallow_outputs: frozenset[str] | None = None
+    """``shallow_outputs`` as an adapter listed them (None: found by iterating ``output_blobs``)."""
     accurate: AccurateEstimator | None = None
     """The accurate estimator, when the repository carries cluster snapshots."""
     schema_check: SchemaChecker | None = None
@@ -56,6 +62,7 @@ class RunContext:
         now: str,
         snapshots: Mapping[str, ClusterSnapshot],
         output_blobs: Mapping[str, str],
+        shallow_outputs: frozenset[str] | None = None,
         read_output: Callable[[str], bytes | None] | None,
         reschedule: frozenset[Identity],
         explain: bool,
@@ -67,6 +74,7 @@ class RunContext:
             inputs=inputs,
             now=now,
             output_blobs=output_blobs,
+            known_shallow_outputs=shallow_outputs,
             read_output=read_output,
             reschedule=reschedule,
             explain=explain,
@@ -98,7 +106,9 @@ class RunContext:
     def shallow_outputs(self) -> frozenset[str]:
         """Files of the cluster folders that sit where a manifest path has a folder (a symlink or file in
         place of ``clusters/member4``): the only ones that can block a write. Almost always none."""
-        depth = self.clusters_dir.count("/") + 4
+        if self.known_shallow_outputs is not None:
+            return self.known_shallow_outputs
+        depth = self.clusters_dir.count("/") + SHALLOW_DEPTH
         return frozenset(p for p in self.output_blobs if p.count("/") < depth)
 
     @property

@@ -111,10 +111,24 @@ class StateIndex:
         return (head[:-1] + ',"templates":{\n' + body + ("\n" if lines else "") + "}}\n").encode()
 
 
-def parse_index(raw: bytes | None) -> StateIndex | None:
-    """The index, or None when absent or unreadable (the run then reads every record: a full run)."""
+IndexLines = dict[bytes, tuple[Identity, IndexEntry]]
+"""Entries parsed before, by their line of the index (what a long-lived process keeps between runs)."""
+
+_TEMPLATES_OPEN, _TEMPLATES_CLOSE = b',"templates":{\n', b"\n}}\n"
+
+
+def parse_index(raw: bytes | None, lines: IndexLines | None = None) -> StateIndex | None:
+    """The index, or None when absent or unreadable (the run then reads every record: a full run).
+
+    ``lines``: entries already parsed, by line. When given and the file has the layout ``dump`` writes (one
+    entry a line), only lines not in it are parsed, and it is refreshed to hold exactly this file's lines;
+    any other layout is parsed as a whole."""
     if raw is None:
         return None
+    if lines is not None:
+        parsed = _parse_lines(raw, lines)
+        if parsed is not None:
+            return parsed
     try:
         data = orjson.loads(raw)
         if data.get("kind") != INDEX_KIND or data.get("apiVersion") != INDEX_API_VERSION:
@@ -128,6 +142,35 @@ def parse_index(raw: bytes | None) -> StateIndex | None:
         return StateIndex(engine=str(data["engine"]), entries=entries)
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
+
+
+def _parse_lines(raw: bytes, memo: IndexLines) -> StateIndex | None:
+    head, found, rest = raw.partition(_TEMPLATES_OPEN)
+    if not found or not rest.endswith(_TEMPLATES_CLOSE) or b"\n" not in rest:
+        return None  # not the layout dump writes (an empty index, or edited by hand): parse it whole
+    try:
+        header = orjson.loads(head + b"}")
+        if header.get("kind") != INDEX_KIND or header.get("apiVersion") != INDEX_API_VERSION:
+            return None
+        engine = str(header["engine"])
+        fresh: IndexLines = {}
+        for line in rest[: -len(_TEMPLATES_CLOSE)].split(b",\n"):
+            known = memo.get(line)
+            if known is None:
+                ((text, entry),) = orjson.loads(b"{" + line + b"}").items()
+                identity = parse_identity(text)
+                if identity is None:
+                    return None
+                known = (identity, IndexEntry.from_api(entry))
+            fresh[line] = known
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return None
+    entries = dict(fresh.values())
+    if len(entries) != len(fresh):
+        return None  # a template listed twice: let the whole-file parse decide
+    memo.clear()
+    memo.update(fresh)
+    return StateIndex(engine=engine, entries=entries)
 
 
 def _diagnostic_to_api(diagnostic: Diagnostic) -> dict[str, Any]:

@@ -159,6 +159,11 @@ def test_three_daemons_on_one_remote_lose_nothing_and_never_reconcile_twice(tmp_
         for round_ in range(20):
             remote.push_change(2 + round_ % 7)
             time.sleep(rng.uniform(0.0, 0.4))  # sometimes before, sometimes during the daemons' runs
+            if round_ == 9:
+                # half way, a replica count no other round uses, and the daemons catch up with it however
+                # slow the machine: at least one reconcile commit along the way
+                middle = remote.push_change(9)
+                wait_for(lambda: remote.reconciled(middle), "a reconcile half way")  # noqa: B023 - called here
         last = remote.pushed[-1]
         wait_for(lambda: remote.reconciled(last), "convergence on the last user commit")
         history = git(remote.bare, "rev-list", "refs/heads/main").splitlines()

@@ -108,6 +108,8 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         self.full: Tree = {}
         self.step = 0
         self.results: tuple[RenderResult, RenderResult] | None = None
+        self.last_written: Tree = {}
+        """The incremental tree as the last run committed it (what the adapter's tool commit holds)."""
         for i, name in enumerate(CLUSTERS):
             self.files[f"inventory/{name}.yaml"] = _doc(
                 _cluster(name, {"env": "prod" if i < 2 else "dev"}, False)
@@ -255,6 +257,17 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
             f"featureGates:\n  FederatedQuotaEnforcement: {str(enforce).lower()}\n".encode()
         )
 
+    @precondition(lambda self: any(p.startswith("clusters/") for p in self.incremental))
+    @rule(data=st.data(), delete=st.booleans())
+    def hand_edit_output(self, data: st.DataObject, delete: bool) -> None:
+        """A user commit edits or deletes a rendered file: the next run must put it back."""
+        path = data.draw(st.sampled_from(sorted(p for p in self.incremental if p.startswith("clusters/"))))
+        for tree in (self.incremental, self.full):
+            if delete:
+                tree.pop(path, None)
+            elif path in tree:
+                tree[path] = tree[path] + b"# edited by hand\n"
+
     @rule()
     def nothing(self) -> None:
         """A run with no change at all (everything reused)."""
@@ -265,7 +278,16 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
     def incremental_equals_full(self) -> None:
         self.step += 1
         now = f"2026-01-{1 + self.step % 28:02d}T00:00:00Z"
-        incremental = _run(self.files, self.incremental, now, full=False)
+        # even steps vouch for reused files as a Git run does (nothing changed since the last tool commit but
+        # these paths), odd steps compare every reused file with the index's digest
+        edited = frozenset(
+            p
+            for p in self.incremental.keys() | self.last_written.keys()
+            if p.startswith("clusters/") and self.incremental.get(p) != self.last_written.get(p)
+        )
+        incremental = _run(
+            self.files, self.incremental, now, full=False, edits=edited if self.step % 2 == 0 else None
+        )
         full = _run(self.files, self.full, now, full=True)
         if (
             self.step > 1
@@ -276,6 +298,7 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         assert not full.incremental
         assert sorted(map(str, incremental.diagnostics)) == sorted(map(str, full.diagnostics))
         self.incremental = _commit(self.incremental, incremental)
+        self.last_written = dict(self.incremental)
         self.full = _commit(self.full, full)
         assert self.incremental.keys() == self.full.keys()
         for path in self.full:
@@ -286,7 +309,9 @@ def _doc(body: dict[str, Any]) -> bytes:
     return dump_yaml_documents([body]).encode()
 
 
-def _run(files: Tree, tree: Tree, now: str, *, full: bool) -> RenderResult:
+def _run(
+    files: Tree, tree: Tree, now: str, *, full: bool, edits: frozenset[str] | None = None
+) -> RenderResult:
     config, config_diagnostics = load_config(files.get("gitops-karmada.yaml"))
     return reconcile(
         ReconcileRequest(
@@ -298,6 +323,7 @@ def _run(files: Tree, tree: Tree, now: str, *, full: bool) -> RenderResult:
             now=now,
             read_output=tree.get,
             full=full,
+            output_edits=edits,
         )
     )
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from loguru import logger
 
 from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref
+from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.cli.watch.status import DaemonStatus, Placement, RunRecord, RunResult
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff.placement import placements_from_index
@@ -69,6 +70,8 @@ class Worker:
         self._stop = threading.Event()
         self._handled: str | None = None
         self._failures = 0
+        self.warm = WarmState()
+        """Decoded inputs and parsed index entries kept between runs (content-addressed: never stale)."""
 
     # -- control, from any thread ------------------------------------------------------------------------
 
@@ -123,11 +126,8 @@ class Worker:
         if tip == self._handled:
             return None
         started, clock = time.time(), time.monotonic()
-        outcome = (
-            reconcile_and_push(self.store, self.settings.ref, allow=self.settings.allow)
-            if self.settings.push
-            else reconcile_ref(self.store, self.settings.ref, allow=self.settings.allow)
-        )
+        run = reconcile_and_push if self.settings.push else reconcile_ref
+        outcome = run(self.store, self.settings.ref, allow=self.settings.allow, warm=self.warm)
         now = self.store.resolve(self.settings.ref)
         self._handled = now
         record = self._record(outcome, started, time.monotonic() - clock)

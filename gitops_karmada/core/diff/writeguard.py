@@ -23,7 +23,7 @@ from gitops_karmada.core.diff.placement import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 
     from gitops_karmada.core.diff.guardrails import Guardrail
     from gitops_karmada.model.bindings import ResourceBinding
@@ -34,14 +34,18 @@ def write_plan(
     *,
     previous: Iterable[ResourceBinding],
     current: Iterable[ResourceBinding],
-    existing: Iterable[str],
+    existing: Collection[str],
     changes: Mapping[str, bytes | None],
     clusters_dir: str,
+    objects_before: Mapping[str, int] | None = None,
     released: Mapping[str, str] = {},
     diagnostics: Sequence[Diagnostic] = (),
     label: tuple[str, str] = ("before", "after"),
 ) -> PlanDiff:
     """The plan of a commit: ``existing`` cluster-folder paths before, ``changes`` applied to them.
+
+    ``objects_before`` counts the files of each cluster folder before; when absent, ``existing`` is iterated
+    to count them (give the counts when ``existing`` is a lazy view of a large tree).
 
     ``released`` names the paths the commit releases from management (path → template).
     """
@@ -53,7 +57,11 @@ def write_plan(
     running_after = {**head, **{i: base[i] for i in released_ids}}
 
     prefix = clusters_dir.rstrip("/") + "/"
-    before_paths = {p for p in existing if p.startswith(prefix)}
+    if objects_before is None:
+        before_paths: Container[str] = {p for p in existing if p.startswith(prefix)}
+        objects_before = Counter(p[len(prefix) :].partition("/")[0] for p in existing if p.startswith(prefix))
+    else:
+        before_paths = existing
     objects: list[ObjectDiff] = []
     for path in sorted(p for p in changes if p.startswith(prefix)):
         cluster = path[len(prefix) :].partition("/")[0]
@@ -71,7 +79,6 @@ def write_plan(
         objects.append(
             ObjectDiff(cluster=cluster, path=path, title=path, template=None, change=kind, diff="", note=note)
         )
-    objects_before = Counter(p[len(prefix) :].partition("/")[0] for p in before_paths)
     counts: dict[str, Counter[ChangeKind]] = {}
     for obj in objects:
         counts.setdefault(obj.cluster, Counter())[obj.change] += 1
@@ -85,8 +92,8 @@ def write_plan(
     clusters = tuple(
         ClusterChange(
             cluster=name,
-            objects_before=objects_before[name],
-            objects_after=objects_before[name]
+            objects_before=objects_before.get(name, 0),
+            objects_after=objects_before.get(name, 0)
             + counts.get(name, Counter())[ChangeKind.ADDED]
             - counts.get(name, Counter())[ChangeKind.REMOVED],
             replicas_before=replicas_before[name],

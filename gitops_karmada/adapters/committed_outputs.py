@@ -1,0 +1,143 @@
+"""The files of a commit's cluster folders (path → blob id), read only as far as a run looks at them.
+
+A full run and ``verify`` walk every file and get one listing. An incremental run asks about the few paths it
+rewrites, and whether any file of a reused template was edited by hand since the tool's last commit: that is
+one ``diff-tree`` against that commit, not a listing of a quarter of a million files (whose parsing dominated
+a one-template run at fleet scale).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
+
+from gitops_karmada.adapters.git_path_lookup import PathLookup
+from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, decode_path, encode_path
+
+if TYPE_CHECKING:
+    from gitops_karmada.adapters.git_store import GitStore
+
+TREE_MODE = "040000"
+
+LISTING_AFTER = 4096
+"""Lookups after which one listing of the folders is cheaper than asking path by path."""
+
+
+class CommittedOutputs(Mapping[str, str]):
+    """Files (not submodules) under ``folder`` in ``commit``: path → blob id."""
+
+    def __init__(self, store: GitStore, commit: str, folder: str) -> None:
+        self._store = store
+        self._commit = commit
+        self._prefix = folder.rstrip("/") + "/"
+        self._listing: dict[str, str] | None = None
+        self._known: dict[str, str | None] = {}
+        self._lookup: PathLookup | None = None
+
+    # -- Mapping ------------------------------------------------------------------------------------------
+
+    def __getitem__(self, path: str) -> str:
+        oid = self._oid(path)
+        if oid is None:
+            raise KeyError(path)
+        return oid
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self._oid(path) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.listing())
+
+    def __len__(self) -> int:
+        return len(self.listing())
+
+    # -- reading ------------------------------------------------------------------------------------------
+
+    def listing(self) -> dict[str, str]:
+        """Every file under the folder (one ``ls-tree``), kept for the rest of the run."""
+        if self._listing is None:
+            self._listing = _parse_listing(self._store.list_tree_raw(self._commit, self._prefix))
+            self.close()
+        return self._listing
+
+    def _oid(self, path: str) -> str | None:
+        if self._listing is not None:
+            return self._listing.get(path)
+        if not path.startswith(self._prefix):
+            return None
+        if path in self._known:
+            return self._known[path]
+        if len(self._known) >= LISTING_AFTER or not PathLookup.can_ask(path):
+            return self.listing().get(path)
+        if self._lookup is None:
+            self._lookup = PathLookup(self._store.runner, self._commit)
+        oid = self._known[path] = self._lookup.oid(path)
+        return oid
+
+    def shallow(self, depth: int) -> frozenset[str]:
+        """Files (and symbolic links) fewer than ``depth`` slashes deep, listed level by level: a handful of
+        non-recursive ``ls-tree`` calls, whatever the number of manifests below them."""
+        if self._listing is not None:
+            return frozenset(p for p in self._listing if p.count("/") < depth)
+        found: set[str] = set()
+        folders = [self._prefix.rstrip("/")]
+        while folders and folders[0].count("/") + 1 < depth:
+            children = self._store.list_children(self._commit, folders)
+            found.update(path for mode, path in children if mode not in (TREE_MODE, SUBMODULE_MODE))
+            folders = [path for mode, path in children if mode == TREE_MODE]
+        return frozenset(found)
+
+    def counts(self) -> dict[str, int]:
+        """Files per entry of the folder (a cluster's folder, or a stray file), without parsing a record per
+        file: ``ls-tree -r`` lists in tree order, so each entry's records are one contiguous run, found and
+        counted with byte searches (records are ``<mode> <type> <oid> TAB <path> NUL``)."""
+        if self._listing is not None:
+            return dict(Counter(p[len(self._prefix) :].partition("/")[0] for p in self._listing))
+        folder = self._prefix.rstrip("/")
+        children = self._store.list_children(self._commit, [folder])
+        raw = b"\0" + self._store.list_tree_raw(self._commit, folder)
+        starts: list[tuple[int, str]] = []
+        at = 0  # the runs come in the order of ``children``: each search starts where the last run began
+        for mode, path in children:
+            if mode == SUBMODULE_MODE:
+                continue
+            start = _record_start(raw, encode_path(f"{path}/" if mode == TREE_MODE else f"{path}\0"), at)
+            if start >= 0:
+                at = start
+                starts.append((start, path[len(self._prefix) :]))
+        ends = [start for start, _ in starts[1:]] + [len(raw) - 1]
+        counts = {
+            name: raw.count(b"\0", start, end) - raw.count(b"\0" + SUBMODULE_MODE.encode(), start, end)
+            for (start, name), end in zip(starts, ends, strict=False)  # no starts: one end, unused
+        }
+        return {name: count for name, count in counts.items() if count}
+
+    def close(self) -> None:
+        if self._lookup is not None:
+            self._lookup.close()
+            self._lookup = None
+
+
+def _record_start(raw: bytes, path: bytes, at: int) -> int:
+    """The offset of the NUL before the first record (from ``at``) whose path starts with ``path``; -1 if
+    none. A match must follow the record's TAB, with no TAB between it and the record's start."""
+    found = raw.find(b"\t" + path, at)
+    while found >= 0:
+        start = raw.rfind(b"\0", 0, found)
+        if b"\t" not in raw[start:found]:
+            return start
+        found = raw.find(b"\t" + path, found + 1)
+    return -1
+
+
+def _parse_listing(raw: bytes) -> dict[str, str]:
+    """path → id of every record but submodules': the id is the field before the first TAB (modes, types
+    and ids hold none), sliced rather than split, since a large fleet has a quarter of a million records."""
+    listing: dict[str, str] = {}
+    submodule = SUBMODULE_MODE.encode()
+    for record in raw.split(b"\0"):
+        if record and not record.startswith(submodule):
+            tab = record.index(b"\t")
+            listing[decode_path(record[tab + 1 :])] = record[record.rindex(b" ", 0, tab) + 1 : tab].decode()
+    return listing

@@ -1,0 +1,37 @@
+"""The tool's own commits: marked by the ``Rendered-By`` trailer; finding the newest one on a branch."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from gitops_karmada import __version__
+from gitops_karmada.model import wellknown
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from gitops_karmada.adapters.git_log import LogEntry
+    from gitops_karmada.adapters.git_store import GitStore
+
+RENDERED_BY = f"{wellknown.TOOL_NAME} {__version__}"
+"""The ``Rendered-By`` trailer of this tool's commits."""
+
+
+def rendered_by_tool(trailers: Mapping[str, str]) -> bool:
+    """Whether a commit with these trailers was made by this tool (reconcile, reschedule or rollback)."""
+    return trailers.get(wellknown.RENDERED_BY_TRAILER, "").startswith(wellknown.TOOL_NAME)
+
+
+def is_tool_commit(entry: LogEntry) -> bool:
+    """Whether the tool made this commit (``rendered_by_tool`` on its trailers)."""
+    return rendered_by_tool(entry.trailers)
+
+
+def latest_tool_commit(store: GitStore, rev: str) -> LogEntry | None:
+    """The newest tool commit on the first-parent history of ``rev`` (``rev`` itself included)."""
+    pattern = f"^{wellknown.RENDERED_BY_TRAILER}: {wellknown.TOOL_NAME}"
+    candidates = store.log(rev, grep=pattern, max_count=1)
+    if candidates and not is_tool_commit(candidates[0]):
+        # the line matched in the body but is not a trailer: look at every candidate
+        candidates = store.log(rev, grep=pattern)
+    return next((entry for entry in candidates if is_tool_commit(entry)), None)

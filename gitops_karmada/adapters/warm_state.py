@@ -1,0 +1,24 @@
+"""What a long-lived process (the watch daemon) keeps between runs over one repository.
+
+Every entry is keyed by content: decoded input files by blob id, state index entries by their line. A
+stale entry cannot exist, so a warm run renders exactly what a cold one does; it only skips re-reading
+the decode cache and re-parsing the index. Each run leaves the state holding what that run used, so
+memory follows the fleet's size, not the number of runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from gitops_karmada.core.loading import Decoded
+    from gitops_karmada.core.state_index import IndexLines
+
+
+@dataclass
+class WarmState:
+    decoded: dict[str, Decoded] = field(default_factory=dict)
+    """Input files' documents by blob id."""
+    index_lines: IndexLines = field(default_factory=dict)
+    """State index entries by their line of the index file."""

@@ -1,0 +1,105 @@
+"""``CommittedOutputs``: the cluster folders of a commit, looked up path by path, agree with a full listing.
+
+Real repositories: plain files, a symbolic link, a submodule entry, stray files at shallow depths, and paths
+with spaces, non-ASCII and a newline. Every lookup, the shallow files and the per-cluster counts must equal
+what one ``ls-tree -r`` of the folder says.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+import pytest
+
+from gitops_karmada.adapters import committed_outputs
+from gitops_karmada.adapters.committed_outputs import CommittedOutputs
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.git_tree import EntryKind
+from tests.gitrepos import git, make_repo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FILES = {
+    "clusters/member1/shop/deployment.apps/web.yaml": "a: 1\n",
+    "clusters/member1/shop/service/web.yaml": "b: 1\n",
+    "clusters/member1/_cluster/namespace/shop.yaml": "c: 1\n",
+    "clusters/member2/shop/deployment.apps/web.yaml": "a: 2\n",
+    "clusters/member2/shop/deployment.apps/with space é.yaml": "d: 1\n",
+    "clusters/member2/shop/deployment.apps/new\nline.yaml": "e: 1\n",
+    "clusters/member2/stray.txt": "a file where a namespace folder would be\n",
+    "clusters/member3/shop": "a file where a folder would be\n",
+    "clusters/README.md": "hand-written\n",
+    "clusters-not/member1/x.yaml": "not under the folder\n",
+    "apps/web.yaml": "kind: Deployment\n",
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> GitStore:
+    repo = make_repo(
+        tmp_path / "repo", FILES, symlinks={"clusters/member4/shop/deployment.apps/link.yaml": "../../x"}
+    )
+    other = git(repo, "rev-parse", "HEAD")
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{other},clusters/member5/sub")
+    git(repo, "commit", "-q", "-m", "submodule")
+    return GitStore.open(repo)
+
+
+def _listed(store: GitStore) -> dict[str, str]:
+    entries = store.list_entries("HEAD", ["clusters"])
+    return {e.path: e.oid for e in entries if e.kind is not EntryKind.SUBMODULE}
+
+
+def test_lookups_agree_with_the_listing(store: GitStore) -> None:
+    listed = _listed(store)
+    outputs = CommittedOutputs(store, store.resolve("HEAD"), "clusters")
+    for path, oid in listed.items():
+        assert outputs.get(path) == oid, path
+        assert path in outputs
+    for absent in (
+        "clusters/member1",  # a folder
+        "clusters/member5/sub",  # a submodule
+        "clusters/member1/shop/deployment.apps/gone.yaml",
+        "clusters-not/member1/x.yaml",  # outside the folder
+        "apps/web.yaml",
+        "./clusters/README.md",
+    ):
+        assert absent not in outputs, absent
+        assert outputs.get(absent) is None
+    assert dict(outputs) == listed  # iterating lists the folder once
+    outputs.close()
+
+
+def test_shallow_files_and_counts_agree_with_the_listing(store: GitStore) -> None:
+    listed = _listed(store)
+    lazy = CommittedOutputs(store, store.resolve("HEAD"), "clusters")
+    assert lazy.shallow(4) == {p for p in listed if p.count("/") < 4}
+    assert lazy.shallow(4) == {"clusters/README.md", "clusters/member2/stray.txt", "clusters/member3/shop"}
+    expected = Counter(p.removeprefix("clusters/").partition("/")[0] for p in listed)
+    assert lazy.counts() == dict(expected)
+    assert expected["member2"] == 4 and "member5" not in expected and expected["README.md"] == 1
+    lazy.listing()
+    assert lazy.counts() == dict(expected)  # from the listing once it is there
+
+
+def test_many_lookups_switch_to_one_listing(store: GitStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(committed_outputs, "LISTING_AFTER", 2)
+    outputs = CommittedOutputs(store, store.resolve("HEAD"), "clusters")
+    listed = _listed(store)
+    assert [outputs.get(p) for p in listed] == list(listed.values())
+    assert outputs._listing is not None
+
+
+def test_a_nested_folder_and_an_empty_one(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"out/clusters/m1/ns/k/a.yaml": "a\n", "out/other.yaml": "o\n"})
+    store = GitStore.open(repo)
+    nested = CommittedOutputs(store, store.resolve("HEAD"), "out/clusters")
+    assert nested.get("out/clusters/m1/ns/k/a.yaml") == git(
+        repo, "rev-parse", "HEAD:out/clusters/m1/ns/k/a.yaml"
+    )
+    assert nested.counts() == {"m1": 1}
+    assert nested.shallow(5) == frozenset()
+    missing = CommittedOutputs(store, store.resolve("HEAD"), "clusters")
+    assert missing.counts() == {} and missing.shallow(4) == frozenset() and dict(missing) == {}

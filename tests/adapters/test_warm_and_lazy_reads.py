@@ -1,0 +1,142 @@
+"""Issues 12 and 13: a run that reads less gives exactly what a run that reads everything gives.
+
+* The cluster folders are looked up lazily and reused templates are vouched for by the paths changed since
+  the tool's last commit; when the state index was edited after that commit, the run falls back to
+  comparing every reused file, and a hand edit is still found and reverted.
+* The daemon's warm state (decoded inputs, index entries by line) gives byte-identical commits to cold runs
+  over the same sequence of changes, and holds only what the last run used.
+"""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.adapters.reconciler import reconcile_ref
+from gitops_karmada.adapters.repository import read_commit
+from gitops_karmada.adapters.warm_state import WarmState
+from gitops_karmada.core.loading import decode
+from gitops_karmada.core.state_index import IndexLines, parse_index
+from tests.builders import deployment, pp_doc
+from tests.fleet import FleetRepo
+from tests.gitrepos import git
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+POLICY = pp_doc(
+    "web",
+    "shop",
+    [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+    placement={"replicaScheduling": {"replicaSchedulingType": "Duplicated"}},
+)
+MEMBER2_ONLY = {"clusterAffinity": {"clusterNames": ["member2"]}}
+INDEX = "karmada-state/index.json"
+ALL = frozenset({"all"})  # the last change empties member1: guardrails lifted, on both sides alike
+RENDERED = "clusters/member1/shop/deployment.apps/web-1.yaml"
+
+
+def fleet(tmp_path: Path) -> FleetRepo:
+    repo = FleetRepo.create(tmp_path / "fleet", clusters=2)
+    repo.write("policies/web.yaml", POLICY)
+    for i in range(3):
+        repo.write(f"apps/web-{i}.yaml", deployment(f"web-{i}", namespace="shop", image="nginx:1"))
+    repo.commit("fleet")
+    repo.cli("reconcile")
+    return repo
+
+
+def test_edits_since_the_last_tool_commit_vouch_for_reused_files(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    repo.write(RENDERED, repo.read(RENDERED).replace("nginx:1", "nginx:evil"))
+    repo.write("apps/web-0.yaml", deployment("web-0", namespace="shop", image="nginx:2"))
+    repo.commit("a hand edit and a template change")
+    state = read_commit(GitStore.open(repo.path), "HEAD")
+    assert state.request.output_edits == frozenset({RENDERED})
+    run = repo.cli("reconcile")
+    assert "edited by hand" in run.stderr and RENDERED in run.stderr
+    assert "nginx:1" in repo.read(RENDERED)
+    assert repo.cli("verify").returncode == 0
+
+
+def test_an_index_edited_after_the_tool_commit_falls_back_to_comparing_files(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    # the index re-indented by hand: same entries, other bytes; the rendered file edited in the same commit
+    index = repo.read(INDEX)
+    repo.write(INDEX, index.replace("\n  ", "\n    "))
+    repo.write(RENDERED, repo.read(RENDERED).replace("nginx:1", "nginx:evil"))
+    repo.commit("hand edits")
+    state = read_commit(GitStore.open(repo.path), "HEAD")
+    assert state.request.output_edits is None  # the index is not the one the last tool commit wrote
+    repo.cli("reconcile")
+    assert "nginx:1" in repo.read(RENDERED)
+    assert repo.read(INDEX) == index
+
+
+def test_a_deleted_rendered_file_is_written_again(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    repo.delete(RENDERED)
+    repo.commit("delete a rendered file")
+    repo.cli("reconcile")
+    assert repo.exists(RENDERED)
+
+
+def test_warm_runs_commit_exactly_what_cold_runs_commit(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    twin = tmp_path / "twin"
+    shutil.copytree(repo.path, twin)
+    warm = WarmState()
+    changes = [
+        ("apps/web-1.yaml", deployment("web-1", namespace="shop", image="nginx:2")),
+        ("apps/web-3.yaml", deployment("web-3", namespace="shop", image="nginx:1")),
+        ("policies/web.yaml", {**POLICY, "spec": {**POLICY["spec"], "placement": MEMBER2_ONLY}}),
+        ("apps/web-0.yaml", None),
+    ]
+    for path, content in changes:
+        for root in (repo.path, twin):
+            copy = FleetRepo(root)
+            if content is None:
+                copy.delete(path)
+            else:
+                copy.write(path, content)
+            copy.commit(f"change {path}")
+        read_entries = repo.read(INDEX).count('": {')
+        cold = reconcile_ref(GitStore.open(twin), "refs/heads/main", allow=ALL)
+        hot = reconcile_ref(GitStore.open(repo.path), "refs/heads/main", allow=ALL, warm=warm)
+        assert hot.commit is not None and cold.commit is not None
+        assert git(repo.path, "rev-parse", "HEAD^{tree}") == git(twin, "rev-parse", "HEAD^{tree}")
+        inputs = {e.oid for e in GitStore.open(twin).list_entries("HEAD", ["apps", "policies"])}
+        assert inputs <= warm.decoded.keys()
+        assert len(warm.index_lines) == read_entries  # only the lines of the index this run read
+
+
+def test_index_lines_parse_like_the_whole_file(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    raw = (repo.path / INDEX).read_bytes()
+    memo: IndexLines = {}
+    whole = parse_index(raw)
+    assert whole is not None and len(whole.entries) == 3
+    assert parse_index(raw, memo) == whole and len(memo) == 3
+    kept = dict(memo)
+    assert parse_index(raw, memo) == whole
+    assert all(memo[line][1] is kept[line][1] for line in memo)  # reused, not parsed again
+    reindented = raw.replace(b"\n  ", b"\n    ")
+    assert parse_index(reindented, memo) == whole  # another layout: parsed whole
+    assert parse_index(b"{not json", memo) is None
+
+
+def test_decoded_memory_holds_what_the_run_read(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    store = GitStore.open(repo.path)
+    blobs = {e.path: e.oid for e in store.list_entries("HEAD", ["apps"])}
+    memory: dict[str, object] = {"stale-blob-id": decode(b"a: 1\n")}
+    first = decode_inputs(None, blobs, store.read_blobs, memory)  # type: ignore[arg-type]
+    assert set(memory) == set(blobs.values())
+
+    def unread(oids: object) -> dict[str, bytes]:
+        raise AssertionError(f"read {oids} again")
+
+    again = decode_inputs(None, blobs, unread, memory)  # type: ignore[arg-type]
+    assert again == first
