@@ -45,7 +45,7 @@ from gitops_karmada.core.diff.placement import bound_placement
 from gitops_karmada.core.fingerprint import ENGINE_VERSION, FingerprintContext
 from gitops_karmada.core.layout import RepoLayout, key_of_identity, object_path
 from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates, untolerated_no_execute
-from gitops_karmada.core.loading import Decoded, Inputs, load, load_bindings
+from gitops_karmada.core.loading import ClassifiedFiles, Decoded, Inputs, load, load_bindings
 from gitops_karmada.core.outcome import TemplateOutcome
 from gitops_karmada.core.ownership import binding_key, ownership
 from gitops_karmada.core.placing import Placement, interpreted_by, place
@@ -133,6 +133,8 @@ class ReconcileRequest:
     the repository are checked."""
     index_lines: IndexLines | None = None
     """State index entries parsed by an earlier run of the same process, by line (refreshed by this run)."""
+    classified: ClassifiedFiles | None = None
+    """Input files classified by an earlier run of the same process (refreshed by this run)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,7 +297,7 @@ class PreviousRun:
 def reconcile(request: ReconcileRequest) -> RenderResult:
     """Compute the desired cluster folders and binding records for one repository state."""
     config = request.config
-    loaded = load(request.input_files, config, request.decoded, request.generated)
+    loaded = load(request.input_files, config, request.decoded, request.generated, request.classified)
     previous = PreviousRun(request)
     layout = RepoLayout.of(config)
     snapshots = load_cluster_snapshots(request.snapshot_files, root=layout.snapshots_dir)

@@ -137,6 +137,7 @@ def read_commit(
         full=full,
         materialize=materialize,
         index_lines=warm.index_lines if warm else None,
+        classified=warm.classified if warm else None,
     )
     return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs))
 

@@ -1,15 +1,18 @@
 """What a long-lived process (the watch daemon) keeps between runs over one repository.
 
-Every entry is keyed by content: decoded input files by blob id, state index entries by their line. A
-stale entry cannot exist, so a warm run renders exactly what a cold one does; it only skips re-reading
-the decode cache and re-parsing the index. Each run leaves the state holding what that run used, so
-memory follows the fleet's size, not the number of runs.
+Every entry is keyed by content: decoded input files by blob id (and what loading made of them, by the
+decoded object itself), state index entries by their line. A stale entry cannot exist, so a warm run
+renders exactly what a cold one does; it only skips re-reading the decode cache, re-validating unchanged
+files and re-parsing unchanged index lines. Each run leaves the state holding what that run used, so memory
+follows the fleet's size, not the number of runs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from gitops_karmada.core.loading import ClassifiedFiles
 
 if TYPE_CHECKING:
     from gitops_karmada.core.loading import Decoded
@@ -22,3 +25,6 @@ class WarmState:
     """Input files' documents by blob id."""
     index_lines: IndexLines = field(default_factory=dict)
     """State index entries by their line of the index file."""
+    classified: ClassifiedFiles = field(default_factory=ClassifiedFiles)
+    """What loading made of each input file (validated models, template bodies, diagnostics), reused while
+    the file's decoded documents are the ones ``decoded`` holds for its blob id."""

@@ -169,11 +169,48 @@ def decode(raw: bytes) -> Decoded:
         return err
 
 
+@dataclass(frozen=True, slots=True)
+class _FileItems:
+    """What classifying one file added to the collector, in order."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    karmada: tuple[tuple[type[KarmadaObject], KarmadaObject, SourceRef], ...]
+    raw_templates: tuple[tuple[Mapping[str, Any], SourceRef, str], ...]
+
+    def add_to(self, collector: _Collector) -> None:
+        collector.diagnostics.extend(self.diagnostics)
+        for model, obj, source in self.karmada:
+            collector.karmada.setdefault(model, []).append((obj, source))
+        collector.raw_templates.extend(self.raw_templates)
+
+
+@dataclass
+class ClassifiedFiles:
+    """Each input file as an earlier ``load`` of the same process classified it, reused while the file's
+    decoded documents are the very same object (a caller keeps them by blob id) and the configuration is
+    equal: a long-lived caller re-validates only the files that changed."""
+
+    config: ToolConfig | None = None
+    files: dict[str, tuple[Decoded, _FileItems]] = field(default_factory=dict)
+
+
+def _classified(path: str, documents: Decoded, config: ToolConfig) -> _FileItems:
+    part = _Collector(config)
+    for body, source, prefix in _documents(path, documents, part.diagnostics):
+        _classify(body, source, prefix, part)
+    return _FileItems(
+        tuple(part.diagnostics),
+        tuple((model, obj, source) for model, found in part.karmada.items() for obj, source in found),
+        tuple(part.raw_templates),
+    )
+
+
 def load(
     snapshot: Snapshot,
     config: ToolConfig,
     decoded: Mapping[str, Decoded] | None = None,
     generated: Mapping[str, GeneratedSource] | None = None,
+    classified: ClassifiedFiles | None = None,
 ) -> LoadResult:
     """Decode and validate every input document of ``snapshot`` (already restricted to input paths).
 
@@ -181,14 +218,19 @@ def load(
     by content need not read or parse unchanged files again. ``generated``: what ``kubectl kustomize`` and
     ``helm template`` gave for the Kustomize and Helm sources among the inputs (by their
     ``kustomization.yaml``/``Chart.yaml``); their documents are templates like any others, with that file
-    as their source. A source with no entry is an error that says how to have it rendered.
+    as their source. A source with no entry is an error that says how to have it rendered. ``classified``:
+    files classified by an earlier call (see ``ClassifiedFiles``), refreshed to this call's files.
     """
     collector = _Collector(config)
+    if classified is not None and classified.config != config:
+        classified.config, classified.files = config, {}
+    kept: dict[str, tuple[Decoded, _FileItems]] = {}
     files: Mapping[str, bytes | Decoded] = decoded if decoded is not None else snapshot
     plan = source_plan(files)
     rendered = set(plan.rendered)
+    sources = not plan.empty
     for path in sorted(files):
-        if plan.consumes(path):
+        if sources and plan.consumes(path):
             if path in rendered:
                 _generated_documents(path, (generated or {}).get(path), collector)
             continue
@@ -201,8 +243,17 @@ def load(
                 )
             )
             continue
-        for body, source, prefix in _documents(path, files[path], collector.diagnostics):
-            _classify(body, source, prefix, collector)
+        content = files[path]
+        if classified is None or isinstance(content, bytes):
+            for body, source, prefix in _documents(path, content, collector.diagnostics):
+                _classify(body, source, prefix, collector)
+            continue
+        held = classified.files.get(path)
+        items = held[1] if held is not None and held[0] is content else _classified(path, content, config)
+        items.add_to(collector)
+        kept[path] = (content, items)
+    if classified is not None:
+        classified.files = kept
     scope = ScopeIndex(
         frozenset((k.group, k.kind) for k in config.cluster_scoped_kinds)
         | crd_scopes(body for body, _, _ in collector.raw_templates)

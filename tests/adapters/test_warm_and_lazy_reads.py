@@ -90,6 +90,8 @@ def test_warm_runs_commit_exactly_what_cold_runs_commit(tmp_path: Path) -> None:
     warm = WarmState()
     changes = [
         ("apps/web-1.yaml", deployment("web-1", namespace="shop", image="nginx:2")),
+        ("apps/broken.yaml", {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {}}),
+        ("apps/broken.yaml", None),
         ("apps/web-3.yaml", deployment("web-3", namespace="shop", image="nginx:1")),
         ("policies/web.yaml", {**POLICY, "spec": {**POLICY["spec"], "placement": MEMBER2_ONLY}}),
         ("apps/web-0.yaml", None),
@@ -105,10 +107,18 @@ def test_warm_runs_commit_exactly_what_cold_runs_commit(tmp_path: Path) -> None:
         read_entries = repo.read(INDEX).count('": {')
         cold = reconcile_ref(GitStore.open(twin), "refs/heads/main", allow=ALL)
         hot = reconcile_ref(GitStore.open(repo.path), "refs/heads/main", allow=ALL, warm=warm)
-        assert hot.commit is not None and cold.commit is not None
+        # the broken file: refused; its removal: the output of the commit before it, already there
+        committed = path != "apps/broken.yaml"
+        assert (hot.commit is not None) == (cold.commit is not None) == committed
+        if hot.result is not None and cold.result is not None:
+            assert list(map(str, hot.result.diagnostics)) == list(map(str, cold.result.diagnostics))
+            assert not committed or hot.result.input_ok
         assert git(repo.path, "rev-parse", "HEAD^{tree}") == git(twin, "rev-parse", "HEAD^{tree}")
-        inputs = {e.oid for e in GitStore.open(twin).list_entries("HEAD", ["apps", "policies"])}
-        assert inputs <= warm.decoded.keys()
+        listed = GitStore.open(twin).list_entries("HEAD", ["apps", "policies", "clusters.d", "inventory"])
+        assert {e.oid for e in listed if e.path.startswith(("apps/", "policies/"))} <= warm.decoded.keys()
+        assert {
+            e.path for e in listed if e.path.startswith(("apps/", "policies/"))
+        } <= warm.classified.files.keys()
         assert len(warm.index_lines) == read_entries  # only the lines of the index this run read
 
 
