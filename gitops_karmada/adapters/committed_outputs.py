@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_path_lookup import PathLookup
-from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, decode_path, encode_path
+from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, encode_path, parse_ls_tree_ids
 
 if TYPE_CHECKING:
     from gitops_karmada.adapters.git_store import GitStore
@@ -57,7 +57,7 @@ class CommittedOutputs(Mapping[str, str]):
     def listing(self) -> dict[str, str]:
         """Every file under the folder (one ``ls-tree``), kept for the rest of the run."""
         if self._listing is None:
-            self._listing = _parse_listing(self._store.list_tree_raw(self._commit, self._prefix))
+            self._listing = parse_ls_tree_ids(self._store.list_tree_raw(self._commit, self._prefix))
             self.close()
         return self._listing
 
@@ -84,8 +84,8 @@ class CommittedOutputs(Mapping[str, str]):
         folders = [self._prefix.rstrip("/")]
         while folders and folders[0].count("/") + 1 < depth:
             children = self._store.list_children(self._commit, folders)
-            found.update(path for mode, path in children if mode not in (TREE_MODE, SUBMODULE_MODE))
-            folders = [path for mode, path in children if mode == TREE_MODE]
+            found.update(e.path for e in children if e.mode not in (TREE_MODE, SUBMODULE_MODE))
+            folders = [e.path for e in children if e.mode == TREE_MODE]
         return frozenset(found)
 
     def counts(self) -> dict[str, int]:
@@ -99,13 +99,14 @@ class CommittedOutputs(Mapping[str, str]):
         raw = b"\0" + self._store.list_tree_raw(self._commit, folder)
         starts: list[tuple[int, str]] = []
         at = 0  # the runs come in the order of ``children``: each search starts where the last run began
-        for mode, path in children:
-            if mode == SUBMODULE_MODE:
+        for child in children:
+            if child.mode == SUBMODULE_MODE:
                 continue
-            start = _record_start(raw, encode_path(f"{path}/" if mode == TREE_MODE else f"{path}\0"), at)
+            key = f"{child.path}/" if child.mode == TREE_MODE else f"{child.path}\0"
+            start = _record_start(raw, encode_path(key), at)
             if start >= 0:
                 at = start
-                starts.append((start, path[len(self._prefix) :]))
+                starts.append((start, child.path[len(self._prefix) :]))
         ends = [start for start, _ in starts[1:]] + [len(raw) - 1]
         counts = {
             name: raw.count(b"\0", start, end) - raw.count(b"\0" + SUBMODULE_MODE.encode(), start, end)
@@ -129,15 +130,3 @@ def _record_start(raw: bytes, path: bytes, at: int) -> int:
             return start
         found = raw.find(b"\t" + path, found + 1)
     return -1
-
-
-def _parse_listing(raw: bytes) -> dict[str, str]:
-    """path → id of every record but submodules': the id is the field before the first TAB (modes, types
-    and ids hold none), sliced rather than split, since a large fleet has a quarter of a million records."""
-    listing: dict[str, str] = {}
-    submodule = SUBMODULE_MODE.encode()
-    for record in raw.split(b"\0"):
-        if record and not record.startswith(submodule):
-            tab = record.index(b"\t")
-            listing[decode_path(record[tab + 1 :])] = record[record.rindex(b" ", 0, tab) + 1 : tab].decode()
-    return listing

@@ -25,7 +25,15 @@ from gitops_karmada.adapters.git_fast_import import import_commit
 from gitops_karmada.adapters.git_fetch import RemoteAccess, fetch_branch
 from gitops_karmada.adapters.git_log import LOG_FORMAT, LogEntry, PathChange, parse_log, parse_raw_changes
 from gitops_karmada.adapters.git_process import GitRunner, git_error
-from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, decode_path, list_tree, normalise_prefix
+from gitops_karmada.adapters.git_tree import (
+    EntryKind,
+    TreeEntry,
+    decode_path,
+    list_tree,
+    ls_tree_raw,
+    normalise_prefix,
+    parse_ls_tree,
+)
 from gitops_karmada.adapters.git_work_tree import (
     PendingSync,
     check_can_sync,
@@ -390,35 +398,20 @@ class GitStore:
         """Every file, symbolic link and submodule of ``rev`` under ``prefixes``, with its mode."""
         return list_tree(self._git, self.resolve(rev), prefixes)
 
-    def list_children(self, rev: str, folders: Sequence[str]) -> tuple[tuple[str, str], ...]:
-        """The entries directly inside each of ``folders`` (not recursive): (mode, path), trees included.
-        ``""`` is the root folder (list it alone)."""
+    def list_children(self, rev: str, folders: Sequence[str]) -> tuple[TreeEntry, ...]:
+        """The entries directly inside each of ``folders`` (not recursive), trees included (their ``kind``
+        is undefined: compare ``mode``). ``""`` is the root folder (list it alone)."""
         if not folders:
             return ()
         specs = [normalise_prefix(f) + "/" for f in folders if normalise_prefix(f)]
         if len(specs) < len(folders):
             specs = []  # the root folder: list it alone
-        output = self._git.run(
-            ["--literal-pathspecs", "ls-tree", "-z", "--full-tree", self.resolve(rev), "--", *specs],
-            operation="ls-tree",
-            what=f"listing folders of {rev}",
-        ).stdout  # fmt: skip
-        children = []
-        for record in output.split(b"\0"):
-            if record:
-                meta, _, raw_path = record.partition(b"\t")
-                children.append((meta.split(b" ", 1)[0].decode("ascii"), decode_path(raw_path)))
-        return tuple(children)
+        return parse_ls_tree(ls_tree_raw(self._git, self.resolve(rev), specs, recursive=False))
 
     def list_tree_raw(self, rev: str, folder: str) -> bytes:
         """``ls-tree -r -z`` of ``folder`` as git prints it (``<mode> <type> <oid> TAB <path> NUL`` records in
-        tree order), for callers that count records rather than parse them."""
-        return self._git.run(
-            ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", self.resolve(rev), "--",
-             normalise_prefix(folder)],
-            operation="ls-tree",
-            what=f"listing {folder} in {rev}",
-        ).stdout  # fmt: skip
+        tree order), for callers that count or slice records rather than parse them."""
+        return ls_tree_raw(self._git, self.resolve(rev), [normalise_prefix(folder)])
 
     def read_blobs(self, oids: Sequence[str]) -> dict[str, bytes]:
         """The content of each blob in ``oids`` (full ids), read through one ``cat-file --batch``."""

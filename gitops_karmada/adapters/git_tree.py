@@ -74,6 +74,19 @@ def parse_ls_tree(output: bytes) -> tuple[TreeEntry, ...]:
     return tuple(entries)
 
 
+def parse_ls_tree_ids(output: bytes) -> dict[str, str]:
+    """path → object id of ``ls-tree -r -z`` records, submodules left out: ``parse_ls_tree`` without an
+    object per record (the id is the field before the first TAB; modes, types and ids hold none), for
+    listings of a quarter of a million files."""
+    ids: dict[str, str] = {}
+    submodule = SUBMODULE_MODE.encode()
+    for record in output.split(b"\0"):
+        if record and not record.startswith(submodule):
+            tab = record.index(b"\t")
+            ids[decode_path(record[tab + 1 :])] = record[record.rindex(b" ", 0, tab) + 1 : tab].decode()
+    return ids
+
+
 def normalise_prefix(prefix: str) -> str:
     """``clusters/`` and ``clusters`` mean the same folder; ``""`` and ``.`` mean the whole tree."""
     stripped = prefix.strip("/")
@@ -85,15 +98,19 @@ def is_under(path: str, prefix: str) -> bool:
     return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
+def ls_tree_raw(runner: GitRunner, commit: str, pathspecs: Sequence[str], *, recursive: bool = True) -> bytes:
+    """``ls-tree -z`` of ``commit`` limited to ``pathspecs`` (none: the whole tree), as git prints it."""
+    args = ["--literal-pathspecs", "ls-tree", *(["-r"] if recursive else []), "-z", "--full-tree", commit]
+    if pathspecs:
+        args += ["--", *pathspecs]
+    return runner.run(args, operation="ls-tree", what=f"listing the tree of {commit}").stdout
+
+
 def list_tree(runner: GitRunner, commit: str, prefixes: Sequence[str] | None = None) -> tuple[TreeEntry, ...]:
     """Every non-tree entry of ``commit``'s tree, in git's order, optionally only under ``prefixes``."""
-    args = ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit]
     wanted = sorted({normalise_prefix(prefix) for prefix in prefixes}) if prefixes is not None else [""]
-    if "" not in wanted:
-        # The pathspec lets git skip unrelated subtrees; the filter below is what defines the result.
-        args += ["--", *wanted]
-    output = runner.run(args, operation="ls-tree", what=f"listing the tree of {commit}").stdout
-    entries = parse_ls_tree(output)
+    # The pathspec lets git skip unrelated subtrees; the filter below is what defines the result.
+    entries = parse_ls_tree(ls_tree_raw(runner, commit, [] if "" in wanted else wanted))
     if "" in wanted:
         return entries
     return tuple(entry for entry in entries if any(is_under(entry.path, prefix) for prefix in wanted))

@@ -169,7 +169,7 @@ def _entries_outside(store: GitStore, sha: str, folder: str) -> tuple[TreeEntry,
     level = ""
     for part in normalise_prefix(folder).split("/"):
         here = f"{level}/{part}" if level else part
-        keep.extend(path for _mode, path in store.list_children(sha, [level]) if path != here)
+        keep.extend(e.path for e in store.list_children(sha, [level]) if e.path != here)
         level = here
     return store.list_entries(sha, keep) if keep else ()
 

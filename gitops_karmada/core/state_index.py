@@ -146,7 +146,7 @@ def parse_index(raw: bytes | None, lines: IndexLines | None = None) -> StateInde
 
 def _parse_lines(raw: bytes, memo: IndexLines) -> StateIndex | None:
     head, found, rest = raw.partition(_TEMPLATES_OPEN)
-    if not found or not rest.endswith(_TEMPLATES_CLOSE) or b"\n" not in rest:
+    if not found or not rest.endswith(_TEMPLATES_CLOSE):
         return None  # not the layout dump writes (an empty index, or edited by hand): parse it whole
     try:
         header = orjson.loads(head + b"}")
