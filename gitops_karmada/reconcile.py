@@ -17,6 +17,7 @@ reported; it never empties a cluster folder.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -42,10 +43,31 @@ from gitops_karmada.core.detector import (
     previous_claim,
 )
 from gitops_karmada.core.diff.placement import bound_placement
+from gitops_karmada.core.failover.controllers import (
+    FailoverOutcome,
+    FailoverSettings,
+    failover_digest,
+    parse_queue,
+    queue_document,
+    run_failover,
+)
+from gitops_karmada.core.failover.taints import (
+    apply_taint_policies,
+    parse_policy_taints,
+    policy_taints_document,
+)
+from gitops_karmada.core.failover.times import parse_time
+from gitops_karmada.core.failover.what_if import WhatIf, scenario_taints
 from gitops_karmada.core.fingerprint import ENGINE_VERSION, FingerprintContext
 from gitops_karmada.core.layout import RepoLayout, key_of_identity, object_path
 from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates, untolerated_no_execute
 from gitops_karmada.core.loading import ClassifiedFiles, Decoded, Inputs, load, load_bindings
+from gitops_karmada.core.observed import (
+    ObservedStatus,
+    aggregated_status,
+    fully_applied_condition,
+    with_observed_clusters,
+)
 from gitops_karmada.core.outcome import TemplateOutcome
 from gitops_karmada.core.ownership import binding_key, ownership
 from gitops_karmada.core.placing import Placement, interpreted_by, place
@@ -53,17 +75,18 @@ from gitops_karmada.core.quota import QuotaLedger
 from gitops_karmada.core.render import render_targets
 from gitops_karmada.core.run_outputs import deleted, quota_outputs, released_record
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
-from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.core.serialize import dump_yaml, load_yaml_documents
 from gitops_karmada.core.state_index import IndexEntry, IndexLines, StateIndex, files_digest, parse_index
 from gitops_karmada.model.config import FeatureGate, ToolConfig
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from gitops_karmada.core.external_sources import GeneratedSource
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
     from gitops_karmada.core.schema_check import NativeSchemas
-    from gitops_karmada.model.bindings import ResourceBinding
+    from gitops_karmada.model.base import Taint
+    from gitops_karmada.model.bindings import AggregatedStatusItem, ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.keys import ObjectKey
     from gitops_karmada.model.manifest import Manifest
@@ -108,7 +131,12 @@ class ReconcileRequest:
     """``RunContext.shallow_outputs``, when an adapter can list them more cheaply than by iterating
     ``output_blobs``."""
     now: str
-    """RFC 3339 time of the source commit: the only clock the core knows."""
+    """RFC 3339 time of the source commit (or of the status commit, when later): the only clock the core
+    knows."""
+    observed: ObservedStatus | None = None
+    """Member clusters' status snapshots (the status branch); None: nothing observed is used."""
+    what_if: WhatIf | None = None
+    """A ``simulate`` scenario's taints, put on the clusters before anything else reads them."""
     reschedule: frozenset[Identity] = frozenset()
     """Templates whose replicas are divided afresh (Karmada's WorkloadRebalancer)."""
     read_output: Callable[[str], bytes | None] | None = None
@@ -160,6 +188,8 @@ class RenderResult:
     """Every file of the cluster folders the tool owns after the run (all templates' and quotas')."""
     index: StateIndex | None = None
     """The state index after the run: every binding's fingerprint, claim and placement, in one value."""
+    failover: FailoverOutcome | None = None
+    """What the failover controllers did before scheduling (feature gate Failover)."""
 
     @property
     def input_ok(self) -> bool:
@@ -196,6 +226,60 @@ class RenderResult:
             elif old != hash_blob(new):
                 changes[path] = new
         return changes
+
+
+def next_request(
+    request: ReconcileRequest, result: RenderResult, *, now: str, observed: ObservedStatus | None
+) -> ReconcileRequest:
+    """The request of a run that starts where ``result`` left off (as if it had been committed), at
+    ``now`` with ``observed``: ``simulate`` runs time forward this way without touching the repository."""
+    layout = RepoLayout.of(request.config)
+    before: dict[str, str] = {**request.state_blobs, **request.output_blobs}
+    changes = result.changes(before, request.hash_blob)
+    written = {path: content for path, content in changes.items() if content is not None}
+    state_blobs = dict(request.state_blobs)
+    outputs = dict(request.output_blobs)
+    for path, content in changes.items():
+        target = outputs if layout.is_output(path) else state_blobs
+        if content is None:
+            target.pop(path, None)
+        else:
+            target[path] = request.hash_blob(content)
+    state_files = {
+        path: written.get(path, raw)
+        for path, raw in request.state_files.items()
+        if changes.get(path, raw) is not None
+    }
+    state_files.update(
+        {p: c for p, c in written.items() if layout.is_state(p) and not layout.is_binding_record(p)}
+    )
+    read_state, read_output = request.read_state, request.read_output
+
+    def read_new_state(paths: Sequence[str]) -> Mapping[str, bytes]:
+        found = {p: written[p] for p in paths if p in written}
+        rest = [p for p in paths if p not in found and p in state_blobs]
+        if rest and read_state is not None:
+            found.update(read_state(rest))
+        return found
+
+    def read_new_output(path: str) -> bytes | None:
+        if path in written:
+            return written[path]
+        return read_output(path) if read_output is not None and path in outputs else None
+
+    return replace(
+        request,
+        state_files=state_files,
+        state_blobs=state_blobs,
+        read_state=read_new_state,
+        output_blobs=outputs,
+        output_edits=frozenset(),
+        shallow_outputs=None,
+        read_output=read_new_output,
+        now=now,
+        observed=observed,
+        index_lines=None,
+    )
 
 
 # -- the previous run: state index and binding records -------------------------------------------------
@@ -253,6 +337,10 @@ class PreviousRun:
         self.read(p for p in self.record_paths if p not in known)  # records added outside the tool
         return set(self.index.entries) | {i for i, b in self._bindings.items() if b is not None}
 
+    def substitute(self, bindings: Mapping[Identity, ResourceBinding]) -> None:
+        """Stand ``bindings`` in for their records: the failover controllers edited them before scheduling."""
+        self._bindings.update(bindings)
+
     def binding(self, identity: Identity) -> ResourceBinding | None:
         if identity not in self._bindings:
             self.read([self.record_path(identity)])
@@ -306,6 +394,17 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         return _refused(request, previous, diagnostics)
 
     inputs = loaded.inputs
+    if request.observed is not None:
+        inputs, observed_diagnostics = with_observed_clusters(inputs, request.observed, request.now)
+        diagnostics.extend(observed_diagnostics)
+    if request.what_if is not None:
+        inputs = scenario_taints(inputs, request.what_if)
+    policy_taints = parse_policy_taints(_first_document(request.state_files.get(layout.cluster_taints_path)))
+    if inputs.taint_policies or policy_taints:
+        clusters, policy_taints = apply_taint_policies(
+            inputs.clusters, inputs.taint_policies, policy_taints, parse_time(request.now)
+        )
+        inputs = replace(inputs, clusters=clusters)
     ctx = RunContext.build(
         inputs,
         now=request.now,
@@ -316,6 +415,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         reschedule=request.reschedule,
         explain=request.explain,
         native_schemas=request.native_schemas,
+        observed=request.observed,
     )
     policies = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
     override_names = frozenset(
@@ -326,6 +426,8 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     templates = sorted(inputs.templates, key=lambda t: t.key.identity)
     current = {t.key.identity for t in templates}
     had = previous.identities()
+    # Karmada's failover controllers edit the bindings before the scheduler and the quota see them
+    failover = _fail_over(request, ctx, previous, had)
     matches = {
         t.key.identity: match_policy(
             t,
@@ -345,7 +447,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     ledger = QuotaLedger.open(
         inputs.quotas, standing.values(), enforcement=ctx.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
     )
-    fingerprints = FingerprintContext(inputs, request.snapshot_files)
+    fingerprints = FingerprintContext(inputs, request.snapshot_files, request.observed)
     focus = request.focus
     done: dict[Identity, TemplateOutcome] = {}
     progress = request.progress or (lambda _done, _total: None)
@@ -357,7 +459,12 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         required = requirements(
             [_binding_of(done[p], previous) for p in sorted(set(requirers.get(ident, ()))) if p in done]
         )
-        fingerprint = fingerprints.template(template, match, [r.fingerprint_part() for r in required])
+        fingerprint = fingerprints.template(
+            template,
+            match,
+            [r.fingerprint_part() for r in required],
+            failover_digest(previous.binding(ident)) if failover is not None else (),
+        )
         entry = (
             None
             if ident in request.reschedule or (focus is not None and focus(template.key))
@@ -386,7 +493,44 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     if any(d.is_error for d in previous.diagnostics):
         # a binding record that cannot be read: which files the tool owns is unknown, so nothing is written
         return _refused(request, previous, diagnostics)
-    return _result(request, ctx, previous, outcomes, diagnostics, snapshots.snapshots)
+    return _result(
+        request, ctx, previous, outcomes, diagnostics, snapshots.snapshots, failover, policy_taints
+    )
+
+
+def _first_document(raw: bytes | None) -> Mapping[str, object] | None:
+    if not raw:
+        return None
+    documents = [d.body for d in load_yaml_documents(raw) if isinstance(d.body, Mapping)]
+    return documents[0] if documents else None
+
+
+def _fail_over(
+    request: ReconcileRequest, ctx: RunContext, previous: PreviousRun, had: set[Identity]
+) -> FailoverOutcome | None:
+    """Karmada's failover controllers over the previous bindings (feature gate Failover), which they
+    edit before scheduling; None when the gate is off."""
+    if not ctx.gate(FeatureGate.FAILOVER):
+        return None
+    config = ctx.config.failover
+    raw_queue = request.state_files.get(previous.layout.eviction_queue_path)
+    outcome = run_failover(
+        previous.bindings(sorted(had)),
+        ctx.clusters,
+        request.observed,
+        ctx.interpreter,
+        parse_queue(_first_document(raw_queue)),
+        FailoverSettings(
+            now=parse_time(request.now),
+            config=config,
+            taint_eviction=config.enable_taint_manager and config.enable_no_execute_taint_eviction,
+            application=True,
+            graceful_eviction_gate=ctx.gate(FeatureGate.GRACEFUL_EVICTION),
+            injection_gate=ctx.gate(FeatureGate.STATEFUL_FAILOVER_INJECTION),
+        ),
+    )
+    previous.substitute(outcome.bindings)
+    return outcome
 
 
 def _binding_of(outcome: TemplateOutcome, previous: PreviousRun) -> ResourceBinding | None:
@@ -445,7 +589,9 @@ def _process(
         [binding],
         ctx.clusters,
         {template.key.identity: template.source},
-        failover=ctx.gate(FeatureGate.FAILOVER),
+        failover=ctx.gate(FeatureGate.FAILOVER)
+        and ctx.config.failover.enable_taint_manager
+        and ctx.config.failover.enable_no_execute_taint_eviction,
     )
     return ledger, TemplateOutcome(
         key=template.key,
@@ -471,6 +617,12 @@ def _record(
     claimed: Claim = placed.claim
     template = claimed.template
     required = claimed.required
+    items: tuple[AggregatedStatusItem, ...] = ()
+    fully = None
+    if ctx.observed is not None:
+        holding = [name for name, (ok, _) in rendered.items() if ok]
+        items = aggregated_status(template.key.identity, holding, ctx.observed, ctx.interpreter)
+        fully = fully_applied_condition(items, [target.name for target in placed.targets])
     return build_binding(
         BindingInputs(
             template=template,
@@ -490,6 +642,8 @@ def _record(
             attached_conflict_resolution=attached_conflict_resolution(required) if claimed.attached else None,
             attached_preserve=attached_preserve(required) if claimed.attached else None,
             fingerprint=fingerprint,
+            aggregated_status=items,
+            fully_applied=fully,
         ),
         claimed.previous,
         ctx.now,
@@ -517,8 +671,11 @@ def _result(
     outcomes: list[TemplateOutcome],
     diagnostics: list[Diagnostic],
     snapshots: Mapping[str, ClusterSnapshot],
+    failover: FailoverOutcome | None = None,
+    policy_taints: Mapping[str, tuple[Taint, ...]] | None = None,
 ) -> RenderResult:
-    """Merge the outcomes with the run-wide outputs: records, quota outputs, released manifests, the index."""
+    """Merge the outcomes with the run-wide outputs: records, quota outputs, released manifests, the index,
+    the eviction queue."""
     layout = previous.layout
     redone = [o for o in outcomes if not o.reused]
     before = previous.bindings(o.key.identity for o in redone)
@@ -558,6 +715,10 @@ def _result(
     )
     if released is not None:
         files[released_path] = released
+    if failover is not None and failover.queue.pending(parse_time(request.now)):
+        files[layout.eviction_queue_path] = dump_yaml(queue_document(failover.queue)).encode()
+    if policy_taints:
+        files[layout.cluster_taints_path] = dump_yaml(policy_taints_document(policy_taints)).encode()
     index = _index(request, previous, outcomes, files)
     index_path = layout.index_path
     if index.entries or index_path in previous.blobs:
@@ -583,6 +744,7 @@ def _result(
         incremental=previous.index is not None,
         owned=frozenset(owned),
         index=index,
+        failover=failover,
     )
 
 

@@ -15,14 +15,17 @@ from loguru import logger
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.repository import (
     RepositoryState,
+    StatusChoice,
     commit_message,
     read_commit,
     summarize,
     warn_uncommitted_inputs,
 )
+from gitops_karmada.adapters.status_store import branch_ref
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.diff.guardrails import parse_guardrails
 from gitops_karmada.core.diff.writeguard import guard, write_plan
+from gitops_karmada.core.failover.controllers import FailoverOutcome, excuse_failover
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.model import wellknown
@@ -80,6 +83,29 @@ def guarded_guardrails(config: ToolConfig, allow: frozenset[str]) -> tuple[Guard
     return tuple(g for g in parse_guardrails(config.guardrails) if g.kind.value not in allow)
 
 
+def log_failover(outcome: FailoverOutcome) -> None:
+    """One line per thing the failover controllers did, and when a later run would do more."""
+    for event in outcome.events:
+        subject = "/".join(part for part in event.identity[2:] if part)
+        kind = f"{event.identity[1]}.{event.identity[0]}" if event.identity[0] else event.identity[1]
+        log = logger.bind(logger="failover", cluster=event.cluster, action=event.what)
+        where = f" {event.cluster}" if event.cluster else ""
+        (log.warning if event.what == "failed" else log.info)(
+            "{}/{}: {}{}: {}", kind, subject, event.what, where, event.message
+        )
+    if outcome.queue.items:
+        logger.bind(logger="failover", depth=len(outcome.queue.items)).info(
+            "{} eviction(s) wait in the eviction queue; the next turn is at {}",
+            len(outcome.queue.items),
+            outcome.queue.next_free_at,
+        )
+    if outcome.requeue_after_seconds is not None:
+        logger.bind(logger="failover").info(
+            "failover decides more in {:.0f} s: reconcile again after a status update then",
+            outcome.requeue_after_seconds,
+        )
+
+
 def write_guard(
     state: RepositoryState, result: RenderResult, changes: dict[str, bytes | None], allow: frozenset[str]
 ) -> PlanDiff:
@@ -97,7 +123,10 @@ def write_guard(
         released={path: str(o.key) for o in result.outcomes for path in o.released},
         diagnostics=result.diagnostics,
     )
-    return guard(plan, guarded_guardrails(config, allow))
+    checked = guard(plan, guarded_guardrails(config, allow))
+    if result.failover is not None:
+        checked = replace(checked, violations=excuse_failover(checked.violations, result.failover))
+    return checked
 
 
 def target_ref(store: GitStore, rev: str) -> str:
@@ -149,10 +178,14 @@ def reconcile_ref(
         if current is not None:
             return ReconcileOutcome(None, None, up_to_date=current)
     # the write path needs only what it redoes: reused templates' records are not read at all
-    state = read_commit(store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm)
+    state = read_commit(
+        store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm, status=StatusChoice.TIP
+    )
     result = reconcile(replace(state.request, progress=progress))
     if not result.input_ok:
         return ReconcileOutcome(state, result)
+    if result.failover is not None:
+        log_failover(result.failover)
     changes = result.changes(state.current_blobs, store.blob_id)
     checked = write_guard(state, result, changes, allow)
     reverted = reverted_hand_edits(store, state, changes)
@@ -172,7 +205,9 @@ def reconcile_ref(
         parent=state.source,
         ref=ref,
         changes=changes,
-        message=commit_message(state.source, summarize(result, changes, reverted), message),
+        message=commit_message(
+            state.source, summarize(result, changes, reverted), message, status_commit=state.status_commit
+        ),
     )
     if sha is not None:
         logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
@@ -197,9 +232,12 @@ def unchanged_since_reconcile(store: GitStore, ref: str) -> UpToDate | None:
         return None
     if wellknown.FAILED_TEMPLATES_TRAILER in anchor.trailers:
         return None  # failures are retried, and reported, on every run
+    config, _ = load_config(store.read_file(head, CONFIG_FILE))
+    status_tip = store.try_resolve(branch_ref(config.status.branch))
+    if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
+        return None  # the member clusters reported something the last reconcile did not see
     if anchor.commit == head:
         return UpToDate(head, head)
-    config, _ = load_config(store.read_file(head, CONFIG_FILE))
     is_input = input_path_filter(config)
     watched = (
         config.output.clusters_dir + "/",

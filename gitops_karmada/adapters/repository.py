@@ -7,6 +7,7 @@ documents, the state folder and the list of files already in the cluster folders
 
 from __future__ import annotations
 
+import enum
 import os
 import subprocess
 from collections.abc import Iterator, Mapping
@@ -23,11 +24,13 @@ from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED
 from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_prefix
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.adapters.status_store import StatusView, read_status
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.context import SHALLOW_DEPTH
 from gitops_karmada.core.external_sources import source_plan
 from gitops_karmada.core.layout import BINDINGS_FOLDER, RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
+from gitops_karmada.core.observed import ObservedStatus
 from gitops_karmada.core.ownership import is_state_file
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, warning
@@ -42,6 +45,16 @@ if TYPE_CHECKING:
     from gitops_karmada.model.config import ToolConfig
 
 
+class StatusChoice(enum.Enum):
+    """Which member-cluster status a run uses (``docs/status.md``)."""
+
+    TIP = "tip"
+    """The status branch's tip: what reconcile commits, as of the newest snapshots."""
+    RECORDED = "recorded"
+    """The status commit the latest reconcile at or before the commit recorded: re-renders what that
+    reconcile rendered (verify, diff, explain)."""
+
+
 @dataclass(frozen=True, slots=True)
 class RepositoryState:
     request: ReconcileRequest
@@ -49,6 +62,8 @@ class RepositoryState:
     """The commit read (None when a directory was read)."""
     current_blobs: Mapping[str, str] = field(default_factory=dict)
     """Files now under the managed folders (clusters + state): path → blob sha."""
+    status_commit: str | None = None
+    """The status-branch commit whose snapshots the request carries (None: none used)."""
 
 
 def rfc3339(moment: datetime) -> str:
@@ -67,6 +82,7 @@ def read_commit(
     full: bool = False,
     materialize: bool = True,
     warm: WarmState | None = None,
+    status: StatusChoice = StatusChoice.RECORDED,
 ) -> RepositoryState:
     """The repository as committed at ``rev``: one listing of everything but the cluster folders, whose
     files are looked up as the run asks (``CommittedOutputs``); the inputs, snapshots and the state files
@@ -116,6 +132,8 @@ def read_commit(
         found = store.read_blobs(sorted(set(wanted.values())))
         return {path: found[oid] for path, oid in wanted.items()}
 
+    view = status_view(store, sha, config, status)
+    observed = ObservedStatus(view.snapshots, view.commit) if view.commit is not None else None
     request = ReconcileRequest(
         input_files={},
         decoded=decoded,
@@ -128,7 +146,8 @@ def read_commit(
         output_blobs=output_blobs,
         output_edits=None if full else output_edits(store, sha, layout, state_blobs.get(layout.index_path)),
         shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
-        now=rfc3339(store.commit_time(sha)),
+        now=rfc3339(max(store.commit_time(sha), view.committed_at or store.commit_time(sha))),
+        observed=observed,
         reschedule=reschedule,
         read_output=lambda path: store.read_file(sha, path),
         hash_blob=store.blob_id,
@@ -139,7 +158,19 @@ def read_commit(
         index_lines=warm.index_lines if warm else None,
         classified=warm.classified if warm else None,
     )
-    return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs))
+    return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs), view.commit)
+
+
+def status_view(store: GitStore, sha: str, config: ToolConfig, choice: StatusChoice) -> StatusView:
+    """The member-cluster status a run of ``sha`` uses: the branch tip, or what the last reconcile used."""
+    branch = config.status.branch
+    if choice is StatusChoice.TIP:
+        return read_status(store, branch)
+    anchor = latest_tool_commit(store, sha)
+    recorded = anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) if anchor is not None else None
+    if recorded is None:
+        return StatusView(commit=None, committed_at=None, snapshots={})
+    return read_status(store, branch, recorded)
 
 
 class ManagedBlobs(Mapping[str, str]):
@@ -269,7 +300,9 @@ def summarize(
     )
 
 
-def commit_message(source: str, summary: CommitSummary, message: str | None = None) -> str:
+def commit_message(
+    source: str, summary: CommitSummary, message: str | None = None, status_commit: str | None = None
+) -> str:
     """The reconcile commit's message; its trailers let the tool recognise its own commits."""
     title = message or f"gitops-karmada: reconcile {source[:12]}"
     body = (
@@ -289,7 +322,7 @@ def commit_message(source: str, summary: CommitSummary, message: str | None = No
         f"{title}\n\n{body}\n\n"
         f"{wellknown.SOURCE_COMMIT_TRAILER}: {source}\n"
         f"{wellknown.RENDERED_BY_TRAILER}: {RENDERED_BY}\n"
-        f"{failed}"
+        f"{failed}" + (f"{wellknown.STATUS_COMMIT_TRAILER}: {status_commit}\n" if status_commit else "")
     )
 
 

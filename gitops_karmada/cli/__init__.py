@@ -11,6 +11,7 @@ import click
 from loguru import logger
 
 from gitops_karmada import __version__
+from gitops_karmada.cli.collect import collect_command
 from gitops_karmada.cli.completion import completion_command
 from gitops_karmada.cli.demo import demo
 from gitops_karmada.cli.describe import describe_command
@@ -24,6 +25,7 @@ from gitops_karmada.cli.reconcile import reconcile_command
 from gitops_karmada.cli.render import render
 from gitops_karmada.cli.reschedule import reschedule
 from gitops_karmada.cli.rollback import rollback_command
+from gitops_karmada.cli.simulate import simulate_command
 from gitops_karmada.cli.trace import trace_command
 from gitops_karmada.cli.validate import validate
 from gitops_karmada.cli.verify import verify_command
@@ -68,6 +70,8 @@ cli.add_command(watch_command)
 cli.add_command(completion_command)
 cli.add_command(get_command)
 cli.add_command(describe_command)
+cli.add_command(simulate_command)
+cli.add_command(collect_command)
 
 
 def main(argv: list[str] | None = None) -> None:

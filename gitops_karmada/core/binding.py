@@ -7,9 +7,10 @@ annotation, with a ``Rendered`` condition saying why a target got none): a later
 rewrites files its bindings say it wrote, which is how hand-written files in a cluster folder survive.
 
 It says only what is known. Writing a file into a cluster folder is not applying it to the cluster:
-``status.aggregatedStatus`` and the ``FullyApplied`` condition stay absent until status observed in the
-member clusters is brought in (records written before this rule kept ownership in
-``aggregatedStatus[].applied``; they are still read).
+``status.aggregatedStatus`` and the ``FullyApplied`` condition come only from status the member clusters
+reported (``core.observed``, the status branch), and stay absent without it (records written before
+the rendered-clusters annotation kept ownership in ``aggregatedStatus[].applied``; they are still read
+that way only when the annotation is missing).
 
 Times are never read from a clock: ``now`` is the source commit's time, and a condition keeps its
 previous ``lastTransitionTime`` while its status does not change, so identical inputs give identical
@@ -28,6 +29,7 @@ from gitops_karmada.core.layout import binding_name
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import ObjectMeta
 from gitops_karmada.model.bindings import (
+    AggregatedStatusItem,
     BindingSnapshot,
     Component,
     ObjectReference,
@@ -56,6 +58,9 @@ RENDERED_CLUSTERS_ANNOTATION = "gitops-karmada.io/rendered-clusters"
 """Comma-separated clusters whose folder holds the manifest this binding's run wrote (ownership)."""
 RENDER_NOTES_ANNOTATION = "gitops-karmada.io/render-notes"
 """JSON object: cluster → why its folder did not get the manifest, or was left as it was."""
+
+UNHEALTHY_SINCE_ANNOTATION = "gitops-karmada.io/unhealthy-since"
+"""JSON object: cluster → when the workload was first seen unhealthy there (application failover memory)."""
 
 SCHEDULED = "Scheduled"
 RENDERED = "Rendered"
@@ -90,6 +95,9 @@ class BindingInputs:
     """Whether the scheduling result differs from the previous run (for ``lastScheduledTime``)."""
     fingerprint: str = ""
     """The fingerprint of the inputs this binding was computed from (``core.fingerprint``)."""
+    aggregated_status: tuple[AggregatedStatusItem, ...] = ()
+    """What the member clusters reported of the object (``core.observed``); empty when nothing observed."""
+    fully_applied: Condition | None = None
 
 
 def binding_permanent_id(template: Manifest) -> str:
@@ -125,6 +133,9 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         annotations[TEMPLATE_HASH_ANNOTATION] = inputs.template_hash
     if inputs.fingerprint:
         annotations[FINGERPRINT_ANNOTATION] = inputs.fingerprint
+    carried = previous.metadata.annotations.get(UNHEALTHY_SINCE_ANNOTATION) if previous is not None else None
+    if carried:
+        annotations[UNHEALTHY_SINCE_ANNOTATION] = carried
     if policy is not None:
         if policy.is_cluster_scoped:
             labels[wellknown.CPP_PERMANENT_ID_LABEL] = match.permanent_id
@@ -215,6 +226,9 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
                 spec_fields["preserve_resources_on_deletion"] = inputs.attached_preserve
     if inputs.reschedule_triggered_at:
         spec_fields["reschedule_triggered_at"] = inputs.reschedule_triggered_at
+    if previous is not None and previous.spec.graceful_eviction_tasks:
+        # the failover controllers own the tasks (core.failover); the scheduler never undoes them
+        spec_fields["graceful_eviction_tasks"] = previous.spec.graceful_eviction_tasks
     spec = ResourceBindingSpec(**spec_fields)
 
     conditions = [carry_condition(inputs.scheduled, previous, now)] if inputs.scheduled is not None else []
@@ -230,6 +244,10 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         status_fields["last_scheduled_time"] = previous_time
     if inputs.rendered:
         conditions.append(carry_condition(rendered_condition(inputs.rendered), previous, now))
+    if inputs.fully_applied is not None:
+        conditions.append(carry_condition(inputs.fully_applied, previous, now))
+    if inputs.aggregated_status:
+        status_fields["aggregated_status"] = inputs.aggregated_status
     status_fields["conditions"] = tuple(conditions)
     status = ResourceBindingStatus(**status_fields)
     return ResourceBinding(

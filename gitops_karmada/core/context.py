@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from gitops_karmada.core.loading import Inputs
+    from gitops_karmada.core.observed import ObservedStatus
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.config import ToolConfig
@@ -53,6 +54,8 @@ class RunContext:
     """The accurate estimator, when the repository carries cluster snapshots."""
     schema_check: SchemaChecker | None = None
     """Checks every rendered manifest (None when the configuration turns the check off)."""
+    observed: ObservedStatus | None = None
+    """What member clusters reported (the status branch), when a run reads it."""
 
     @classmethod
     def build(
@@ -67,6 +70,7 @@ class RunContext:
         reschedule: frozenset[Identity],
         explain: bool,
         native_schemas: NativeSchemas | None = None,
+        observed: ObservedStatus | None = None,
     ) -> RunContext:
         quota_estimate = inputs.config.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE)
         schema_check = schema_checker(inputs.config.schema_check, inputs.templates, native_schemas)
@@ -90,6 +94,7 @@ class RunContext:
             cluster_index=ClusterIndex(inputs.clusters),
             override_signatures=override_signatures(inputs),
             schema_check=schema_check,
+            observed=observed,
             accurate=AccurateEstimator.from_snapshots(snapshots, resource_quota_estimate=quota_estimate)
             if snapshots
             else None,

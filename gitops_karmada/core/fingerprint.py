@@ -31,10 +31,11 @@ if TYPE_CHECKING:
 
     from gitops_karmada.core.detector import PolicyMatch
     from gitops_karmada.core.loading import Inputs
+    from gitops_karmada.core.observed import ObservedStatus
     from gitops_karmada.model.base import ApiModel
     from gitops_karmada.model.manifest import Manifest
 
-ENGINE_VERSION = f"{__version__}/2"
+ENGINE_VERSION = f"{__version__}/3"
 """Changes whenever the tool's output for the same inputs may change: every fingerprint changes with it,
 so upgrading the tool re-renders the whole fleet once."""
 
@@ -58,6 +59,8 @@ class FingerprintContext:
 
     inputs: Inputs
     snapshots: Mapping[str, bytes]
+    observed: ObservedStatus | None = None
+    """Member clusters' status snapshots: what they report of a template shapes its record."""
     _global: str = ""
     _policies: dict[tuple[str, str, str], str] = field(default_factory=dict)
     _overrides: dict[str, str] = field(default_factory=dict)
@@ -128,8 +131,11 @@ class FingerprintContext:
 
         return self._memo(self._quotas, namespace, compute)
 
-    def template(self, template: Manifest, match: PolicyMatch, requirers: Iterable[Any] = ()) -> str:
-        """The fingerprint of one template's inputs (``requirers``: what the bindings requiring it say)."""
+    def template(
+        self, template: Manifest, match: PolicyMatch, requirers: Iterable[Any] = (), failover: Any = ()
+    ) -> str:
+        """The fingerprint of one template's inputs (``requirers``: what the bindings requiring it say;
+        ``failover``: the eviction tasks and memory the failover controllers keep in its binding)."""
         key = template.key
         return digest(
             {
@@ -143,6 +149,8 @@ class FingerprintContext:
                 # the rendered manifests are checked against the CRD of their kind, when the repo has one
                 "schema": self._schemas.get((key.group, key.kind), ""),
                 "requirers": list(requirers),
+                **({"observed": self.observed.digest_for(key.identity)} if self.observed is not None else {}),
+                **({"failover": failover} if failover else {}),
             }
         )
 

@@ -30,6 +30,10 @@ QUOTAS_FOLDER = "quotas"
 """State-folder records of each FederatedResourceQuota with its settled status."""
 RELEASED_FILE = "released.yaml"
 """State-folder record of manifests released from management."""
+EVICTION_QUEUE_FILE = "eviction-queue.yaml"
+"""State-folder record of the evictions waiting for their turn (the v1.16 rate limit)."""
+CLUSTER_TAINTS_FILE = "cluster-taints.yaml"
+"""State-folder record of the taints ClusterTaintPolicies keep on the clusters."""
 INDEX_FILE = "index.json"
 """The state index (``core.state_index``)."""
 STATE_FILE_SUFFIXES = (".yaml", ".json")
@@ -155,6 +159,16 @@ class RepoLayout:
     @property
     def released_path(self) -> str:
         return f"{self.state_dir}/{RELEASED_FILE}"
+
+    @property
+    def cluster_taints_path(self) -> str:
+        """The taints ClusterTaintPolicies added (``core.failover.taints``)."""
+        return f"{self.state_dir}/{CLUSTER_TAINTS_FILE}"
+
+    @property
+    def eviction_queue_path(self) -> str:
+        """The failover controllers' eviction queue (``core.failover.eviction_queue``)."""
+        return f"{self.state_dir}/{EVICTION_QUEUE_FILE}"
 
     def is_output(self, path: str) -> bool:
         return path.startswith(self.clusters_dir + "/")

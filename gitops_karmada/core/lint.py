@@ -17,6 +17,7 @@ from gitops_karmada.core.overrides import unused_override_policies
 from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.core.scheduler.filters import find_untolerated_taint, taint_to_string
 from gitops_karmada.model.base import LabelSelector, TaintEffect
+from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import Diagnostic, warning
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ def untolerated_no_execute(
     saying nothing would look like the taint was ignored.
     """
     found: list[Diagnostic] = []
+    if failover:
+        return found  # the taint manager evicts it in its time (core.failover): nothing stays silently
     for binding in bindings:
         identity = binding_key(binding).identity
         placement = binding.spec.placement
@@ -77,9 +80,8 @@ def untolerated_no_execute(
             if taint is None:
                 continue
             why = (
-                "the taint manager (feature gate Failover) evicts it after its tolerationSeconds"
-                if failover
-                else "Karmada evicts only through its taint manager (feature gate Failover, off here)"
+                "Karmada evicts only through its taint manager (feature gate Failover with "
+                "failover.enableNoExecuteTaintEviction, off here)"
             )
             found.append(
                 warning(
@@ -110,10 +112,10 @@ def unhonoured_fields(inputs: Inputs) -> Iterator[Diagnostic]:
                 source,
                 "spec.placement.workloadAffinity",
             )
-        if policy.spec.failover is not None:
+        if policy.spec.failover is not None and not inputs.config.gate(FeatureGate.FAILOVER):
             yield warning(
-                "failover is accepted and recorded in the bindings but not performed yet: nothing observes "
-                "cluster or application health, so nothing is evicted",
+                "failover is recorded in the bindings but not performed: Karmada's failover controllers run "
+                "only with the feature gate Failover, which is off (featureGates in gitops-karmada.yaml)",
                 source,
                 "spec.failover",
             )

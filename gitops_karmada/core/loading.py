@@ -37,6 +37,7 @@ from gitops_karmada.model.manifest import Manifest
 from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationPolicy
 from gitops_karmada.model.quotas import FederatedResourceQuota
+from gitops_karmada.model.taint_policies import ClusterTaintPolicy
 
 CONFIG_FILE = "gitops-karmada.yaml"
 DEFAULT_NAMESPACE = "default"
@@ -52,6 +53,7 @@ KarmadaObject = (
     | FederatedResourceQuota
     | Cluster
     | ResourceInterpreterCustomization
+    | ClusterTaintPolicy
 )
 
 _KARMADA_KINDS: dict[tuple[str, str], type[KarmadaObject]] = {
@@ -62,10 +64,10 @@ _KARMADA_KINDS: dict[tuple[str, str], type[KarmadaObject]] = {
     (wellknown.POLICY_API_VERSION, "FederatedResourceQuota"): FederatedResourceQuota,
     (wellknown.CLUSTER_API_VERSION, "Cluster"): Cluster,
     (wellknown.CONFIG_API_VERSION, "ResourceInterpreterCustomization"): ResourceInterpreterCustomization,
+    (wellknown.POLICY_API_VERSION, "ClusterTaintPolicy"): ClusterTaintPolicy,
 }
 _UNSUPPORTED_KIND_HINTS = {
     "WorkloadRebalancer": " (`gitops-karmada reschedule` divides the named workloads' replicas afresh)",
-    "ClusterTaintPolicy": " (taint the Cluster objects in the inventory instead)",
 }
 """Karmada kinds with no model here, and what does their job (docs/compatibility.md)."""
 _NAMESPACED_KARMADA_KINDS = frozenset({"PropagationPolicy", "OverridePolicy", "FederatedResourceQuota"})
@@ -84,6 +86,8 @@ class Inputs:
     clusters: tuple[Cluster, ...] = ()
     quotas: tuple[FederatedResourceQuota, ...] = ()
     customizations: tuple[ResourceInterpreterCustomization, ...] = ()
+    taint_policies: tuple[ClusterTaintPolicy, ...] = ()
+    """ClusterTaintPolicies, by name (Karmada orders them by creation time, which Git does not have)."""
     sources: Mapping[tuple[str, str, str], SourceRef] = field(default_factory=dict)
     """Where each Karmada object came from, by (kind, namespace, name)."""
 
@@ -667,6 +671,7 @@ def _assemble(collector: _Collector, templates: tuple[Manifest, ...]) -> Inputs:
         clusters=tuple(sorted(unique(Cluster), key=lambda c: c.name)),
         quotas=tuple(unique(FederatedResourceQuota)),
         customizations=tuple(sorted(unique(ResourceInterpreterCustomization), key=lambda c: c.name)),
+        taint_policies=tuple(sorted(unique(ClusterTaintPolicy), key=lambda p: p.name)),
         sources=sources,
     )
 

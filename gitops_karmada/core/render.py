@@ -23,6 +23,8 @@ from gitops_karmada.core.claims import attached_conflict_resolution, required_cl
 from gitops_karmada.core.context import tie_break_uid
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.dispatch import should_suspend_dispatching
+from gitops_karmada.core.failover.purge import is_directly
+from gitops_karmada.core.failover.state import inject_labels, labels_to_inject
 from gitops_karmada.core.interpreter import Operation
 from gitops_karmada.core.layout import binding_name, object_path
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
@@ -31,8 +33,8 @@ from gitops_karmada.core.scheduler import divide_job_completions
 from gitops_karmada.core.schema_check import NO_SCHEMA, SCHEMA_CODE, SchemaProblem, SchemaVerdict
 from gitops_karmada.core.serialize import dump_yaml
 from gitops_karmada.model import wellknown
-from gitops_karmada.model.bindings import TargetCluster
-from gitops_karmada.model.config import UnknownKinds
+from gitops_karmada.model.bindings import ResourceBinding, TargetCluster
+from gitops_karmada.model.config import FeatureGate, UnknownKinds
 from gitops_karmada.model.diagnostics import Diagnostic, error, warning
 from gitops_karmada.model.errors import GitopsKarmadaError, InterpretError, OverrideError
 from gitops_karmada.model.keys import group_of
@@ -236,9 +238,11 @@ def release(body: Mapping[str, Any]) -> dict[str, Any]:
 # -- render targets: the ensureWork equivalent of one template ---------------------------------------------
 
 OverrideSignature = frozenset[tuple[str, str, str, int]]
-RenderKey = tuple[int | None, int | None, OverrideSignature, tuple[int, int] | None]
-"""What a rendered manifest depends on besides the template: replicas, completions, override rules, and
-the schema version its cluster is checked against."""
+RenderKey = tuple[
+    int | None, int | None, OverrideSignature, tuple[int, int] | None, tuple[tuple[str, str], ...]
+]
+"""What a rendered manifest depends on besides the template: replicas, completions, override rules, the
+schema version its cluster is checked against, and the labels a failover injects."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +306,7 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
     # replicas are the scheduler's non-negative integers: manifests that differ only there share a verdict
     verdicts: dict[tuple[int | None, OverrideSignature, tuple[int, int] | None], SchemaVerdict] = {}
     inside = object_path(key)
+    inject_gate = ctx.gate(FeatureGate.STATEFUL_FAILOVER_INJECTION)
     for target in targets:
         path = f"{ctx.clusters_dir}/{target.name}/{inside}"
         paths[target.name] = path
@@ -333,11 +338,17 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
             rendered[target.name] = (False, message)
             diagnostics.append(warning(message, template.source, subject=subject))
             continue
+        injected = (
+            labels_to_inject(prev.spec, target.name, target_cluster_count=len(targets), gate_on=inject_gate)
+            if prev is not None and prev.spec.graceful_eviction_tasks
+            else {}
+        )
         signature: RenderKey = (
             target.replicas if revise else None,
             completions.get(target.name),
             ctx.override_signatures.get(target.name, frozenset()),
             ctx.schema_check.version_for(cluster.status.kubernetes_version) if ctx.schema_check else None,
+            tuple(sorted(injected.items())),
         )
         sharing.setdefault(signature, []).append(target.name)
         if signature not in made:
@@ -351,6 +362,7 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
                     revise,
                     completions.get(target.name),
                     conflict_resolution,
+                    injected,
                 )
                 verdict = _schema_verdict(ctx, body, cluster, signature, verdicts)
                 invalid = _invalid(ctx, verdict, result)
@@ -368,6 +380,8 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
         overrides[target.name] = result  # shared by every cluster with the same render key
         files[path] = content
         rendered[target.name] = (True, "")
+    if prev is not None:
+        _keep_evicted(ctx, prev, inside, previously, paths, keep, rendered)
     failures: dict[object, tuple[GitopsKarmadaError, list[str]]] = {}
     for signature, names in sharing.items():
         done = made[signature]
@@ -388,6 +402,36 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
         overrides=overrides,
         diagnostics=tuple(diagnostics),
     )
+
+
+def _keep_evicted(
+    ctx: RunContext,
+    prev: ResourceBinding,
+    inside: str,
+    previously: set[str],
+    paths: dict[str, str],
+    keep: set[str],
+    rendered: dict[str, tuple[bool, str]],
+) -> None:
+    """Keep the copy in each cluster a Gracefully or Never eviction task still holds (Karmada keeps that
+    Work until the task ends); a Directly task's copy goes at once, with the task's cluster out of the
+    result."""
+    for task in prev.spec.graceful_eviction_tasks:
+        name = task.from_cluster
+        if name in paths or name not in previously or is_directly(task.purge_mode):
+            continue
+        path = f"{ctx.clusters_dir}/{name}/{inside}"
+        paths[name] = path
+        keep.add(path)
+        until = (
+            "a user sets suppressDeletion to false"
+            if task.suppress_deletion
+            else "the new placement reports healthy or the grace period ends"
+        )
+        rendered[name] = (
+            True,
+            f"evicted ({task.reason or 'failover'}, purgeMode {task.purge_mode}): kept until {until}",
+        )
 
 
 def origin(match: PolicyMatch) -> str:
@@ -431,6 +475,7 @@ def _render_one(
     revise: bool,
     completions: int | None,
     conflict_resolution: str,
+    injected: Mapping[str, str],
 ) -> tuple[dict[str, Any], OverrideResult]:
     key = template.key
     body = deep_copy(template.body)
@@ -443,6 +488,9 @@ def _render_one(
         body, cluster, ctx.inputs.cluster_override_policies, ctx.inputs.override_policies
     )
     body = annotate_applied_overrides(result.object, result)
+    if injected:
+        # the state a failover preserved, after the override policies (Karmada's binding controller)
+        body = inject_labels(body, injected)
     policy = match.policy
     stamp(
         body,

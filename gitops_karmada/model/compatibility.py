@@ -21,6 +21,7 @@ from gitops_karmada.model.interpretation import ResourceInterpreterCustomization
 from gitops_karmada.model.overrides import OverridePolicy
 from gitops_karmada.model.policies import PropagationPolicy
 from gitops_karmada.model.quotas import FederatedResourceQuota
+from gitops_karmada.model.taint_policies import ClusterTaintPolicy
 
 
 class Support(enum.StrEnum):
@@ -68,9 +69,10 @@ _CONNECTION = Rule(
     "(Flux, Argo CD)",
 )
 _FAILOVER = Rule(
-    Support.IGNORED_WITH_WARNING,
-    "validated and defaulted as Karmada does and copied to the binding record; nothing observes cluster or "
-    "application health yet, so nothing is evicted",
+    Support.SUPPORTED,
+    "with the feature gate Failover (off by default, as in Karmada): cluster failover from NoExecute taints, "
+    "application failover from the health member clusters report, purge modes, state preservation and the "
+    "eviction queue (docs/failover.md); without the gate it is validated, defaulted and recorded only",
 )
 
 RULES: dict[str, Rule] = {
@@ -127,13 +129,15 @@ RULES: dict[str, Rule] = {
     ),
     # ResourceInterpreterCustomization
     "ResourceInterpreterCustomization.spec.customizations.statusReflection": Rule(
-        Support.INTERPRET_ONLY, "no member-cluster status is observed yet"
+        Support.SUPPORTED, "runs on the objects member clusters report (`collect`, docs/status.md)"
     ),
     "ResourceInterpreterCustomization.spec.customizations.statusAggregation": Rule(
-        Support.INTERPRET_ONLY, "no member-cluster status is observed yet"
+        Support.INTERPRET_ONLY,
+        "the template's own status is not written back (there is no API server to hold it); the binding "
+        "records carry each cluster's reflected status",
     ),
     "ResourceInterpreterCustomization.spec.customizations.healthInterpretation": Rule(
-        Support.INTERPRET_ONLY, "no member-cluster status is observed yet"
+        Support.SUPPORTED, "runs on the objects member clusters report (`collect`, docs/status.md)"
     ),
     "ResourceInterpreterCustomization.spec.customizations.retention": Rule(
         Support.INTERPRET_ONLY, "retention merges the member cluster's live object, which is never read here"
@@ -153,7 +157,10 @@ RULES: dict[str, Rule] = {
         Support.SUPPORTED, "deprecated in Karmada; used when `zones` is empty, as Karmada does"
     ),
     "Cluster.spec.taints.timeAdded": Rule(
-        Support.RECORDED, "the taint manager's tolerationSeconds clock; eviction is not built yet"
+        Support.SUPPORTED,
+        "the taint manager's tolerationSeconds clock (feature gate Failover); Karmada's webhook always sets "
+        "it, so a NoExecute taint written without it is tolerated for as long as a toleration allows from "
+        "each run's time, that is, never runs out: write it",
     ),
     "Cluster.spec.resourceModels.ranges.max": Rule(
         Support.NO_EFFECT, "Karmada's estimator reads each grade's `min` only"
@@ -208,6 +215,14 @@ SECTIONS: tuple[Section, ...] = (
         "(docs/security.md).",
     ),
     Section(
+        "ClusterTaintPolicy",
+        ClusterTaintPolicy,
+        "ClusterTaintPolicy",
+        "`policy.karmada.io/v1alpha1`; applied to the conditions member clusters report (docs/failover.md). "
+        "Git has no creation times, so policies apply in name order; the taints they add are kept in "
+        "`karmada-state/cluster-taints.yaml`.",
+    ),
+    Section(
         "Cluster (the inventory)",
         Cluster,
         "Cluster",
@@ -218,8 +233,6 @@ SECTIONS: tuple[Section, ...] = (
 UNSUPPORTED_KINDS: dict[str, str] = {
     "WorkloadRebalancer": "ignored with a warning: it is a one-shot request, not desired state; "
     "`gitops-karmada reschedule` does its job (a Fresh division of the named workloads) in one commit",
-    "ClusterTaintPolicy": "ignored with a warning: it taints clusters from their observed conditions, which "
-    "nothing here observes yet; write the taints on the Cluster objects instead",
     "ResourceInterpreterWebhookConfiguration": "ignored with a warning: no webhooks are called "
     "(a GitOps run must not depend on a live endpoint); use a ResourceInterpreterCustomization",
     "ResourceBinding, ClusterResourceBinding": "refused as input: they are this tool's output, kept under "

@@ -109,6 +109,42 @@ class HelmChartConfig(ApiModel):
     """Values files, relative to the repository root, in the order helm applies them."""
 
 
+class FailoverConfig(ApiModel):
+    """Karmada's controller-manager flags for failover, under their own names, with Karmada's defaults."""
+
+    enable_taint_manager: bool = True
+    """``--enable-taint-manager``: the NoExecute taint manager runs (with the Failover gate)."""
+    enable_no_execute_taint_eviction: bool = False
+    """``--enable-no-execute-taint-eviction``: the taint manager evicts (off: it only watches)."""
+    no_execute_taint_eviction_purge_mode: str = "Gracefully"
+    """``--no-execute-taint-eviction-purge-mode``: Directly, or anything else for Gracefully."""
+    cluster_monitor_grace_period_seconds: float = Field(default=40, gt=0)
+    """``--cluster-monitor-grace-period``: a heartbeat older than this makes a cluster Ready=Unknown."""
+    cluster_startup_grace_period_seconds: float = Field(default=60, gt=0)
+    """``--cluster-startup-grace-period``: the same for a cluster that never reported Ready."""
+    graceful_eviction_timeout_seconds: float = Field(default=600, gt=0)
+    """``--graceful-eviction-timeout``: how long a Gracefully task keeps the old cluster's files."""
+    resource_eviction_rate: float = Field(default=0.5, ge=0)
+    """``--resource-eviction-rate``: evictions per second (0: one per 1,800 s)."""
+    default_not_ready_toleration_seconds: int = Field(default=300, ge=0)
+    """karmada-webhook's ``--default-not-ready-toleration-seconds``: every policy tolerates the not-ready
+    NoExecute taint this long unless it says otherwise."""
+    default_unreachable_toleration_seconds: int = Field(default=300, ge=0)
+    """karmada-webhook's ``--default-unreachable-toleration-seconds``, for the unreachable taint."""
+
+
+class StatusConfig(ApiModel):
+    """Where member clusters' status snapshots are kept."""
+
+    branch: str = Field(default="gitops-karmada-status", pattern=r"^[A-Za-z0-9][A-Za-z0-9._/-]*$")
+    """The branch ``collect`` writes and reconcile reads; apart from the fleet branch so that status
+    churn never floods its log."""
+    use_resource_summary: bool = False
+    """Schedule with the resource summary the clusters reported instead of the inventory's. Off by
+    default: allocations change with every pod, and each change would redo every binding's scheduling
+    (Karmada does the same work in memory, but here each run's output is a commit)."""
+
+
 class ToolConfig(ApiModel):
     api_version: Literal["gitops-karmada.io/v1alpha1"] = "gitops-karmada.io/v1alpha1"
     kind: Literal["Config"] = "Config"
@@ -126,6 +162,8 @@ class ToolConfig(ApiModel):
     lua: LuaConfig = Field(default_factory=LuaConfig)
     schema_check: SchemaCheckConfig = Field(default_factory=SchemaCheckConfig)
     helm_charts: tuple[HelmChartConfig, ...] = ()
+    failover: FailoverConfig = Field(default_factory=FailoverConfig)
+    status: StatusConfig = Field(default_factory=StatusConfig)
 
     def gate(self, gate: FeatureGate) -> bool:
         return self.feature_gates.get(gate, KARMADA_DEFAULT_GATES[gate])

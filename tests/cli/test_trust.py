@@ -308,7 +308,8 @@ def test_a_noexecute_taint_that_moves_nothing_is_explained(tmp_path: Path) -> No
     expected = (
         "apps/web.yaml[0]: Deployment.apps/shop/web stays on cluster 'member1', whose taint "
         "{maintenance=true:NoExecute} it does not tolerate: the scheduler keeps current clusters, and Karmada "
-        "evicts only through its taint manager (feature gate Failover, off here)"
+        "evicts only through its taint manager (feature gate Failover with failover.enableNoExecuteTaintEviction, "
+        "off here)"
     )
     assert expected in done.stderr
     rescheduled = repo.cli("reschedule", "--all")

@@ -72,10 +72,6 @@ WARNED_SAMPLES: dict[str, dict[str, Any]] = {
     "PropagationPolicy.spec.placement.workloadAffinity": {
         "placement": {"workloadAffinity": {"affinity": {"affinityLabelKey": "app.example.com/group"}}}
     },
-    "PropagationPolicy.spec.failover": {
-        "placement": {},
-        "failover": {"cluster": {"purgeMode": "Directly"}},
-    },
 }
 
 
@@ -108,7 +104,6 @@ def test_a_field_ignored_with_a_warning_is_named_by_validate_and_reconcile(tmp_p
     ("api_version", "kind"),
     [
         ("apps.karmada.io/v1alpha1", "WorkloadRebalancer"),
-        ("policy.karmada.io/v1alpha1", "ClusterTaintPolicy"),
         ("config.karmada.io/v1alpha1", "ResourceInterpreterWebhookConfiguration"),
     ],
 )

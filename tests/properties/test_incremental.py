@@ -1,7 +1,8 @@
 """Issue 12: the incremental engine gives exactly the output of a full run, commit tree for commit tree.
 
 A hypothesis state machine edits a fleet one change at a time (templates, policies, overrides, clusters,
-quotas, customizations, the configuration; adds, deletes, renames) and after every change runs the pipeline
+quotas, customizations, the configuration, ClusterTaintPolicies, member clusters' status reports with the
+Failover gate on or off; adds, deletes, renames) and after every change runs the pipeline
 twice on two copies of the repository: incrementally (the state index lets unchanged templates be reused)
 and in full (``full=True``: every template redone). The two committed trees must stay byte-identical, and
 so must the diagnostics. Each run's time advances, so a recomputed condition would show a new timestamp.
@@ -16,7 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from gitops_karmada.core.loading import load_config
+from gitops_karmada.core.observed import ObservedStatus
 from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.model.status import ClusterStatusSnapshot
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, reconcile
 
 Tree = dict[str, bytes]
@@ -107,6 +110,7 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         self.incremental: Tree = {}
         self.full: Tree = {}
         self.step = 0
+        self.status: dict[str, ClusterStatusSnapshot] = {}
         self.results: tuple[RenderResult, RenderResult] | None = None
         self.last_written: Tree = {}
         """The incremental tree as the last run committed it (what the adapter's tool commit holds)."""
@@ -251,10 +255,66 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
     def delete_customization(self) -> None:
         self.files.pop("customizations/deployments.yaml", None)
 
-    @rule(enforce=st.booleans())
-    def put_config(self, enforce: bool) -> None:
+    @rule(enforce=st.booleans(), failover=st.booleans())
+    def put_config(self, enforce: bool, failover: bool) -> None:
         self.files["gitops-karmada.yaml"] = (
-            f"featureGates:\n  FederatedQuotaEnforcement: {str(enforce).lower()}\n".encode()
+            f"featureGates:\n  FederatedQuotaEnforcement: {str(enforce).lower()}\n"
+            f"  Failover: {str(failover).lower()}\n"
+            "failover:\n  enableNoExecuteTaintEviction: true\n  defaultNotReadyTolerationSeconds: 0\n"
+        ).encode()
+
+    @rule(present=st.booleans())
+    def put_taint_policy(self, present: bool) -> None:
+        if not present:
+            self.files.pop("policies/taints.yaml", None)
+            return
+        self.files["policies/taints.yaml"] = _doc(
+            {
+                "apiVersion": "policy.karmada.io/v1alpha1",
+                "kind": "ClusterTaintPolicy",
+                "metadata": {"name": "not-ready"},
+                "spec": {
+                    "addOnConditions": [
+                        {"conditionType": "Ready", "operator": "NotIn", "statusValues": ["True"]}
+                    ],
+                    "removeOnConditions": [
+                        {"conditionType": "Ready", "operator": "In", "statusValues": ["True"]}
+                    ],
+                    "taints": [{"key": "cluster.karmada.io/not-ready", "effect": "NoExecute"}],
+                },
+            }
+        )
+
+    @rule(cluster=st.sampled_from(CLUSTERS), ready=st.booleans(), ready_replicas=st.integers(0, 2))
+    def report_status(self, cluster: str, ready: bool, ready_replicas: int) -> None:
+        """A member cluster reports (the status branch moves): Ready, and the shop/a Deployment's status."""
+        self.status[cluster] = ClusterStatusSnapshot.model_validate(
+            {
+                "metadata": {"name": cluster},
+                "collectedAt": _now(self.step),
+                "status": {"conditions": [{"type": "Ready", "status": "True" if ready else "False"}]},
+                "objects": [
+                    {
+                        "apiVersion": "apps/v1",
+                        "kind": "Deployment",
+                        "namespace": "shop",
+                        "name": "a",
+                        "observed": {
+                            "apiVersion": "apps/v1",
+                            "kind": "Deployment",
+                            "metadata": {"name": "a", "namespace": "shop", "generation": 1},
+                            "spec": {"replicas": 2},
+                            "status": {
+                                "observedGeneration": 1,
+                                "replicas": 2,
+                                "readyReplicas": ready_replicas,
+                                "updatedReplicas": 2,
+                                "availableReplicas": ready_replicas,
+                            },
+                        },
+                    }
+                ],
+            }
         )
 
     @precondition(lambda self: any(p.startswith("clusters/") for p in self.incremental))
@@ -277,7 +337,8 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
     @invariant()
     def incremental_equals_full(self) -> None:
         self.step += 1
-        now = f"2026-01-{1 + self.step % 28:02d}T00:00:00Z"
+        now = _now(self.step)
+        observed = ObservedStatus(dict(self.status), "status") if self.status else None
         # even steps vouch for reused files as a Git run does (nothing changed since the last tool commit but
         # these paths), odd steps compare every reused file with the index's digest
         edited = frozenset(
@@ -286,9 +347,14 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
             if p.startswith("clusters/") and self.incremental.get(p) != self.last_written.get(p)
         )
         incremental = _run(
-            self.files, self.incremental, now, full=False, edits=edited if self.step % 2 == 0 else None
+            self.files,
+            self.incremental,
+            now,
+            full=False,
+            edits=edited if self.step % 2 == 0 else None,
+            observed=observed,
         )
-        full = _run(self.files, self.full, now, full=True)
+        full = _run(self.files, self.full, now, full=True, observed=observed)
         if (
             self.step > 1
             and incremental.input_ok
@@ -309,8 +375,19 @@ def _doc(body: dict[str, Any]) -> bytes:
     return dump_yaml_documents([body]).encode()
 
 
+def _now(step: int) -> str:
+    """Each run a minute later: heartbeats age, tolerations and grace periods run out."""
+    return f"2026-01-01T{step // 60:02d}:{step % 60:02d}:00Z"
+
+
 def _run(
-    files: Tree, tree: Tree, now: str, *, full: bool, edits: frozenset[str] | None = None
+    files: Tree,
+    tree: Tree,
+    now: str,
+    *,
+    full: bool,
+    edits: frozenset[str] | None = None,
+    observed: ObservedStatus | None = None,
 ) -> RenderResult:
     config, config_diagnostics = load_config(files.get("gitops-karmada.yaml"))
     return reconcile(
@@ -324,6 +401,7 @@ def _run(
             read_output=tree.get,
             full=full,
             output_edits=edits,
+            observed=observed,
         )
     )
 

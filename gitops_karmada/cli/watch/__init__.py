@@ -144,7 +144,8 @@ def watch_command(
         if address is not None
         else None
     )
-    watcher = RefWatcher(store.git_dir, branch, lambda: worker.trigger("ref")) if remote is None else None
+    watched = (branch, worker.status_branch(store.resolve(settings.ref)))
+    watcher = RefWatcher(store.git_dir, watched, lambda: worker.trigger("ref")) if remote is None else None
 
     def stop(signum: int, _frame: FrameType | None) -> None:
         logger.bind(logger="watch").info(

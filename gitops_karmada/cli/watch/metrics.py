@@ -1,16 +1,26 @@
 """The daemon's Prometheus metrics (``/metrics``), on a registry of its own.
 
 Names follow Prometheus conventions: the ``gitops_karmada_`` prefix, base units in the name
-(``_seconds``), ``_total`` for counters, bounded label values.
+(``_seconds``), ``_total`` for counters, bounded label values; the eviction queue's keep Karmada's own
+names, so Karmada dashboards read them.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from gitops_karmada.cli.watch.status import RunResult
+from gitops_karmada.core.failover.eviction_queue import BINDING_QUEUE, CLUSTER_BINDING_QUEUE
+from gitops_karmada.core.failover.times import parse_time
+
+if TYPE_CHECKING:
+    from gitops_karmada.core.failover.controllers import FailoverOutcome
 
 DURATION_BUCKETS = (0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
+EVICTION_BUCKETS = tuple(0.001 * 2**k for k in range(15))
+"""Karmada's: 1 ms doubling, 15 buckets."""
 
 
 class DaemonMetrics:
@@ -64,6 +74,54 @@ class DaemonMetrics:
         )
         for operation in ("fetch", "push"):
             self.git_errors.labels(operation=operation)
+
+        # Karmada's own eviction-queue metric names (v1.16, pkg/controllers/cluster/eviction_worker.go)
+        self.eviction_queue_depth = Gauge(
+            "eviction_queue_depth",
+            "Evictions waiting in the eviction queue.",
+            ["name"],
+            registry=self.registry,
+        )
+        self.eviction_kind = Counter(
+            "eviction_kind_total",
+            "Evictions carried out, by member cluster and resource kind.",
+            ["member_cluster", "resource_kind"],
+            registry=self.registry,
+        )
+        self.eviction_latency = Histogram(
+            "eviction_processing_latency_seconds",
+            "Time an eviction waited in the queue for its turn (a run processes it at once once its turn "
+            "has come).",
+            ["name"],
+            buckets=EVICTION_BUCKETS,
+            registry=self.registry,
+        )
+        self.eviction_processing = Counter(
+            "eviction_processing_total",
+            "Evictions processed, by result.",
+            ["name", "result"],
+            registry=self.registry,
+        )
+        for name in (BINDING_QUEUE, CLUSTER_BINDING_QUEUE):
+            self.eviction_queue_depth.labels(name=name).set(0)
+            for outcome in ("success", "error"):
+                self.eviction_processing.labels(name=name, result=outcome)
+
+    def count_failover(self, outcome: FailoverOutcome) -> None:
+        """The eviction queue after a run, and the evictions it processed."""
+        depth = {BINDING_QUEUE: 0, CLUSTER_BINDING_QUEUE: 0}
+        for item in outcome.queue.items:
+            depth[item.queue] = depth.get(item.queue, 0) + 1
+        for name, count in depth.items():
+            self.eviction_queue_depth.labels(name=name).set(count)
+        for done in outcome.processed:
+            item = done.item
+            waited = (parse_time(done.at) - parse_time(item.enqueued_at)).total_seconds()
+            self.eviction_latency.labels(name=item.queue).observe(max(waited, 0.0))
+            result = "error" if done in outcome.failed else "success"
+            self.eviction_processing.labels(name=item.queue, result=result).inc()
+            if result == "success":
+                self.eviction_kind.labels(member_cluster=item.cluster, resource_kind=item.resource_kind).inc()
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -23,7 +23,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
 EVENTS: list[type[FileSystemEvent]] = [FileClosedEvent, FileCreatedEvent, FileDeletedEvent, FileMovedEvent]
@@ -42,16 +42,19 @@ class _RefChanged(FileSystemEventHandler):
 
 
 class RefWatcher:
-    """Calls ``on_change`` (from watchdog's thread) whenever ``HEAD``, ``packed-refs`` or the branch's ref
-    file is written."""
+    """Calls ``on_change`` (from watchdog's thread) whenever ``HEAD``, ``packed-refs`` or one of the
+    branches' ref files (the fleet branch, the status branch) is written."""
 
-    def __init__(self, git_dir: Path, branch: str, on_change: Callable[[], None]) -> None:
-        ref_file = git_dir / "refs" / "heads" / branch
-        ref_file.parent.mkdir(parents=True, exist_ok=True)  # a branch only in packed-refs has no folder yet
-        watched = frozenset(str(p) for p in (git_dir / "HEAD", git_dir / "packed-refs", ref_file))
+    def __init__(self, git_dir: Path, branches: Sequence[str], on_change: Callable[[], None]) -> None:
+        ref_files = [git_dir / "refs" / "heads" / branch for branch in branches]
+        for ref_file in ref_files:
+            ref_file.parent.mkdir(
+                parents=True, exist_ok=True
+            )  # a branch only in packed-refs has no folder yet
+        watched = frozenset(str(p) for p in (git_dir / "HEAD", git_dir / "packed-refs", *ref_files))
         handler = _RefChanged(watched, on_change)
         self.observer = Observer()
-        for folder in {git_dir, ref_file.parent}:
+        for folder in {git_dir, *(ref_file.parent for ref_file in ref_files)}:
             self.observer.schedule(handler, str(folder), recursive=False, event_filter=EVENTS)
 
     def start(self) -> None:

@@ -1,7 +1,8 @@
 """The daemon's worker: one reconcile at a time, coalescing, with backoff on temporary failures.
 
 Triggers (a ref event, a webhook, SIGHUP, the poll interval) only set an event; the worker wakes, lets a
-burst settle for ``debounce`` seconds, and reconciles the branch tip as it is then. A burst of N commits is
+burst settle for ``debounce`` seconds, and reconciles the branch tip as it is then. A new commit on the
+status branch (``collect``) is a trigger too: member clusters' reports drive failover. A burst of N commits is
 one run of the newest. The tip the last run left (the daemon's own commit, or the source it could not
 commit for) is remembered, so the daemon's own commits never start a run, and an invalid source commit is
 reported once, not on every poll.
@@ -69,6 +70,7 @@ class Worker:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._handled: str | None = None
+        self._handled_status: str | None = None
         self._failures = 0
         self.warm = WarmState()
         """Decoded inputs and parsed index entries kept between runs (content-addressed: never stale)."""
@@ -121,15 +123,19 @@ class Worker:
         return self.settings.interval
 
     def run_once(self) -> RunResult | None:
-        """Reconcile the branch tip unless it is what the last run left; None when there was nothing to do."""
+        """Reconcile the branch tip unless it and the status branch are what the last run left; None when
+        there was nothing to do."""
         tip = self._tip()
-        if tip == self._handled:
+        status = self._status_tip(tip)
+        if tip == self._handled and status == self._handled_status:
             return None
         started, clock = time.time(), time.monotonic()
         run = reconcile_and_push if self.settings.push else reconcile_ref
         outcome = run(self.store, self.settings.ref, allow=self.settings.allow, warm=self.warm)
         now = self.store.resolve(self.settings.ref)
-        self._handled = now
+        self._handled, self._handled_status = now, status
+        if outcome.result is not None and outcome.result.failover is not None:
+            self.metrics.count_failover(outcome.result.failover)
         record = self._record(outcome, started, time.monotonic() - clock)
         wrote_nothing = record.result in (RunResult.INVALID, RunResult.REFUSED)  # the last good output stays
         self._finish(record, reconciled=None if wrote_nothing else now)
@@ -146,6 +152,26 @@ class Worker:
         if local != remote_tip:
             self.store.move_ref(ref=ref, old=local, new=remote_tip)
         return remote_tip
+
+    def status_branch(self, tip: str) -> str:
+        """The status branch the fleet at ``tip`` names (``status.branch``)."""
+        config, _ = load_config(self.store.read_file(tip, CONFIG_FILE))
+        return config.status.branch
+
+    def _status_tip(self, tip: str) -> str | None:
+        """The status branch's commit (in remote mode fetched first and kept locally): a new report is
+        reason enough for a run, and the only clock failover knows."""
+        branch = self.status_branch(tip)
+        ref = f"refs/heads/{branch}"
+        if self.settings.remote is not None:
+            try:
+                remote_tip = self.store.fetch(self.settings.remote, branch)
+            except GitError as err:
+                if err.temporary or "has no branch" not in str(err):
+                    raise
+                return None  # nobody has collected anything yet
+            self.store.runner.run(["update-ref", ref, remote_tip], operation="update-ref", what=ref)
+        return self.store.try_resolve(ref)
 
     # -- bookkeeping -------------------------------------------------------------------------------------
 

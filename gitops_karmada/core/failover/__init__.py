@@ -1,0 +1,1 @@
+"""Karmada failover semantics: taints, application failover, graceful eviction, preserved state."""
