@@ -2,9 +2,9 @@
 
 Runs, one after the other so they do not compete for the 2 cores: YAML emission, scheduling throughput,
 the pipeline steps (validate, render, reconcile), diff, the incremental engine's table on fleets M and K
-with the floor measured in the same run, the watch daemon's push-to-reconciled latency, and what the schema
-check of rendered manifests adds to a first reconcile. Each module
-also runs alone (``python -m benchmarks.<module> --help``).
+with the floor measured in the same run, the watch daemon's push-to-reconciled latency, what the schema
+check of rendered manifests adds to a first reconcile, and what failover adds to an incremental run. Each
+module also runs alone (``python -m benchmarks.<module> --help``).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ def main() -> None:
         ("benchmarks.bench_incremental", quick),
         ("benchmarks.bench_watch", quick),
         ("benchmarks.bench_schema", quick),
+        ("benchmarks.bench_failover", quick),
     ):
         print(f"## {module} {' '.join(module_args)}".rstrip(), flush=True)
         subprocess.run([sys.executable, "-m", module, *module_args], check=True)

@@ -78,7 +78,10 @@ def commit_file(bare: Path, parent: str, path: str, content: str, message: str) 
     env = {**os.environ, **GIT_ENV, "GIT_INDEX_FILE": str(index)}
     subprocess.run(["git", "read-tree", parent], cwd=bare, env=env, check=True)
     subprocess.run(
-        ["git", "update-index", "--cacheinfo", f"100644,{blob},{path}"], cwd=bare, env=env, check=True
+        ["git", "update-index", "--add", "--cacheinfo", f"100644,{blob},{path}"],
+        cwd=bare,
+        env=env,
+        check=True,
     )
     tree = subprocess.run(
         ["git", "write-tree"], cwd=bare, env=env, capture_output=True, text=True, check=True

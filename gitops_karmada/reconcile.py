@@ -47,6 +47,7 @@ from gitops_karmada.core.failover.controllers import (
     FailoverOutcome,
     FailoverSettings,
     failover_digest,
+    has_failover_business,
     parse_queue,
     queue_document,
     run_failover,
@@ -77,6 +78,7 @@ from gitops_karmada.core.run_outputs import deleted, quota_outputs, released_rec
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.core.serialize import dump_yaml, load_yaml_documents
 from gitops_karmada.core.state_index import IndexEntry, IndexLines, StateIndex, files_digest, parse_index
+from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate, ToolConfig
 
 if TYPE_CHECKING:
@@ -234,10 +236,12 @@ def next_request(
     """The request of a run that starts where ``result`` left off (as if it had been committed), at
     ``now`` with ``observed``: ``simulate`` runs time forward this way without touching the repository."""
     layout = RepoLayout.of(request.config)
-    before: dict[str, str] = {**request.state_blobs, **request.output_blobs}
+    # as PreviousRun does: a request built from files alone names its state by their content
+    state_before = request.state_blobs or {p: request.hash_blob(c) for p, c in request.state_files.items()}
+    before: dict[str, str] = {**state_before, **request.output_blobs}
     changes = result.changes(before, request.hash_blob)
     written = {path: content for path, content in changes.items() if content is not None}
-    state_blobs = dict(request.state_blobs)
+    state_blobs = dict(state_before)
     outputs = dict(request.output_blobs)
     for path, content in changes.items():
         target = outputs if layout.is_output(path) else state_blobs
@@ -463,7 +467,9 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             template,
             match,
             [r.fingerprint_part() for r in required],
-            failover_digest(previous.binding(ident)) if failover is not None else (),
+            failover_digest(previous.binding(ident))
+            if failover is not None and ident in failover.seen
+            else (),
         )
         entry = (
             None
@@ -498,6 +504,31 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     )
 
 
+def _failover_candidates(ctx: RunContext, previous: PreviousRun, had: set[Identity]) -> list[Identity]:
+    """The templates whose records the failover controllers must see; the others have no business with
+    them (no task, no memory, no application failover, not on a NoExecute-tainted cluster), so a run reads
+    only these records, and decides exactly what a run reading all of them would."""
+    index = previous.index
+    if index is None:
+        return sorted(had)
+    tainted = {
+        name
+        for name, c in ctx.clusters.items()
+        if any(t.effect is TaintEffect.NO_EXECUTE for t in c.spec.taints)
+    }
+    found = []
+    for identity in sorted(had):
+        entry = index.entries.get(identity)
+        if (
+            entry is None
+            or entry.failover
+            or previous.blobs.get(previous.record_path(identity)) != entry.record  # edited since
+            or not tainted.isdisjoint(entry.placement)
+        ):
+            found.append(identity)
+    return found
+
+
 def _first_document(raw: bytes | None) -> Mapping[str, object] | None:
     if not raw:
         return None
@@ -515,7 +546,7 @@ def _fail_over(
     config = ctx.config.failover
     raw_queue = request.state_files.get(previous.layout.eviction_queue_path)
     outcome = run_failover(
-        previous.bindings(sorted(had)),
+        previous.bindings(_failover_candidates(ctx, previous, had)),
         ctx.clusters,
         request.observed,
         ctx.interpreter,
@@ -784,6 +815,7 @@ def _index(
             warnings=tuple(d for d in outcome.diagnostics if not d.is_error),
             placement=placed.replicas,
             workload=placed.has_replicas,
+            failover=has_failover_business(binding),
         )
     return StateIndex(engine=ENGINE_VERSION, entries=entries)
 

@@ -299,4 +299,7 @@ def render_notes(binding: ResourceBinding) -> dict[str, str]:
         except ValueError:
             return {}
         return {str(k): str(v) for k, v in notes.items()} if isinstance(notes, dict) else {}
+    if RENDERED_CLUSTERS_ANNOTATION in binding.metadata.annotations:
+        return {}  # no notes; aggregatedStatus is what the clusters reported, not why a folder was skipped
+    # records written before the annotations kept the notes in aggregatedStatus[].appliedMessage
     return {i.cluster_name: i.applied_message for i in binding.status.aggregated_status if i.applied_message}

@@ -15,6 +15,7 @@ Only what was observed is said: without a snapshot of a cluster its items are ab
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.failover.taints import condition_taints, ready_status
@@ -123,13 +124,26 @@ def observed_cluster(
         value = getattr(reported, name)
         if value:
             update[name] = value
-    taints = condition_taints(ready, cluster.spec.taints, heartbeat if ready != "Unknown" else now)
+    taints = condition_taints(ready, cluster.spec.taints, _since(ready, ready_reported, heartbeat, config))
     return cluster.model_copy(
         update={
             "status": cluster.status.model_copy(update=update),
             "spec": cluster.spec.model_copy(update={"taints": taints}),
         }
     )
+
+
+def _since(ready: str, reported: Condition | None, heartbeat: datetime, config: FailoverConfig) -> datetime:
+    """When Ready took the status it has now: a stable time, so a silent cluster's taint does not look
+    new on every run (and redo every binding's fingerprint)."""
+    if reported is not None and ready == reported.status:
+        return parse_time(reported.last_transition_time) if reported.last_transition_time else heartbeat
+    grace = (
+        config.cluster_monitor_grace_period_seconds
+        if reported
+        else config.cluster_startup_grace_period_seconds
+    )
+    return heartbeat + timedelta(seconds=grace)  # the moment the heartbeat went stale
 
 
 def aggregated_status(

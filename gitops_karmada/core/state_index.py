@@ -62,6 +62,9 @@ class IndexEntry:
     """Cluster → replicas of the binding's result (0 for objects without replicas), for placement reports."""
     workload: bool = False
     """Whether the template has replicas (a placement report shows numbers, not checkmarks)."""
+    failover: bool = False
+    """Whether the failover controllers have business with the record: eviction tasks, first-seen
+    unhealthy times, or application failover in its spec (so a run reads only such records)."""
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -74,6 +77,7 @@ class IndexEntry:
             **({"warnings": [_diagnostic_to_api(d) for d in self.warnings]} if self.warnings else {}),
             "placement": dict(sorted(self.placement.items())),
             **({"workload": True} if self.workload else {}),
+            **({"failover": True} if self.failover else {}),
         }
 
     @classmethod
@@ -89,6 +93,7 @@ class IndexEntry:
             warnings=tuple(_diagnostic_from_api(d) for d in raw.get("warnings", ())),
             placement={str(k): int(v) for k, v in raw.get("placement", {}).items()},
             workload=bool(raw.get("workload", False)),
+            failover=bool(raw.get("failover", False)),
         )
 
 

@@ -68,8 +68,15 @@ def run_at(repo: FleetRepo, when: datetime, *args: str, check: int = 0) -> subpr
 
 
 def snapshot(
-    cluster: str, at: datetime, *, ready: str = "True", objects: list[dict[str, Any]] | None = None
+    cluster: str,
+    at: datetime,
+    *,
+    ready: str = "True",
+    objects: list[dict[str, Any]] | None = None,
+    since: datetime | None = None,
 ) -> dict[str, Any]:
+    """What ``collect`` records at ``at``; Ready's lastTransitionTime is ``since`` (T0 for Ready=True, the
+    report's time otherwise), as collect carries it while the status stays."""
     return {
         "apiVersion": "status.gitops-karmada.io/v1alpha1",
         "kind": "ClusterStatusSnapshot",
@@ -81,7 +88,7 @@ def snapshot(
                     "type": "Ready",
                     "status": ready,
                     "reason": "ClusterReady" if ready == "True" else "ClusterNotReady",
-                    "lastTransitionTime": _iso(at),
+                    "lastTransitionTime": _iso(since or (T0 if ready == "True" else at)),
                 }
             ]
         },
@@ -330,3 +337,25 @@ def test_the_daemon_reconciles_status_reports_and_exports_karmadas_eviction_metr
         ("evicted", "member1"),
         ("queued", "member1"),
     }
+
+
+def test_status_reports_keep_the_incremental_engine_incremental(tmp_path: Path) -> None:
+    """A template change after a report redoes that template only; a silent cluster (Ready turned Unknown,
+    its taint dated when the heartbeat went stale) costs nothing on later runs either."""
+    repo = fleet(tmp_path, {"api": {}, "web": {}})
+    reported = T0 + timedelta(seconds=10)
+    record(repo, reported, *(snapshot(c, reported) for c in CLUSTERS))
+    run_at(repo, reported, "reconcile")
+    repo.write("apps/web.yaml", deployment("web", replicas=6, image="nginx:1.28"))
+    repo.commit("web: a new image")
+    changed = run_at(repo, reported, "reconcile")
+    assert "1 reused, 1 redone" in changed.stderr, changed.stderr
+    # member3 falls silent: after the grace period its Ready is Unknown (a new cluster state: every template
+    # is redone once); a later report from the others does not make it new again
+    silent = reported + timedelta(seconds=120)
+    record(repo, silent, *(snapshot(c, silent) for c in CLUSTERS[:2]))
+    run_at(repo, silent, "reconcile")
+    later = silent + timedelta(seconds=30)
+    record(repo, later, *(snapshot(c, later) for c in CLUSTERS[:2]))
+    again = run_at(repo, later, "reconcile")
+    assert "2 reused, 0 redone" in again.stderr or "up to date" in again.stderr, again.stderr

@@ -10,6 +10,7 @@ so must the diagnostics. Each run's time advances, so a recomputed condition wou
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -20,7 +21,7 @@ from gitops_karmada.core.loading import load_config
 from gitops_karmada.core.observed import ObservedStatus
 from gitops_karmada.core.serialize import dump_yaml_documents
 from gitops_karmada.model.status import ClusterStatusSnapshot
-from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, reconcile
+from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, next_request, reconcile
 
 Tree = dict[str, bytes]
 CLUSTERS = ("member1", "member2", "member3")
@@ -441,3 +442,43 @@ def test_one_template_changed_redoes_that_template_only() -> None:
         "karmada-state/bindings/shop/deployment.apps/c.yaml",
         "karmada-state/index.json",
     ]
+
+
+class FailoverIncrementalEqualsFull(IncrementalEqualsFull):
+    """The same edits on a fleet that starts with the Failover gate on and a ClusterTaintPolicy, so the
+    random status reports drive evictions, the eviction queue, graceful tasks and their purges."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.put_config(enforce=False, failover=True)
+        self.put_taint_policy(present=True)
+        self.files["apps/web/b.yaml"] = _doc(_deployment("b", "web", 3, "nginx:1", "front"))
+
+
+TestFailoverIncrementalEqualsFull = FailoverIncrementalEqualsFull.TestCase
+TestFailoverIncrementalEqualsFull.settings = settings(
+    max_examples=100, stateful_step_count=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+
+
+def test_next_request_runs_as_if_the_result_had_been_committed() -> None:
+    """``simulate`` moves time forward with ``next_request``: the run after it must be the run a commit of
+    the first result would have made."""
+    machine = IncrementalEqualsFull()
+    machine.put_template("shop", "b", 3, "nginx:2", "front")
+    files = machine.files
+    config, _ = load_config(files.get("gitops-karmada.yaml"))
+    first = ReconcileRequest(
+        input_files=dict(files), config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
+    )
+    result = reconcile(first)
+    committed = _commit({}, result)
+    machine.put_template("shop", "a", 7, "nginx:3", "front")  # an input change between the two runs
+    second = replace(
+        next_request(first, result, now="2026-01-01T00:01:00Z", observed=None), input_files=dict(files)
+    )
+    via_next = reconcile(second)
+    expected = _run(files, committed, "2026-01-01T00:01:00Z", full=False)
+    assert via_next.incremental and expected.incremental
+    assert _commit(committed, via_next) == _commit(committed, expected)
+    assert sum(1 for o in via_next.outcomes if not o.reused) == 1  # only the changed template was redone

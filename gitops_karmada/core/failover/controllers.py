@@ -82,6 +82,8 @@ class FailoverOutcome:
     requeue_after_seconds: float | None = None
     """When a later run would decide more (a toleration or grace period ends, the queue's next turn)."""
     observed_items: Mapping[Identity, tuple[AggregatedStatusItem, ...]] = field(default_factory=dict)
+    seen: frozenset[Identity] = frozenset()
+    """The bindings the controllers looked at (the others have nothing for them)."""
     processed: tuple[ProcessedEviction, ...] = ()
     """Evictions the queue gave their turn in this run."""
     failed: tuple[ProcessedEviction, ...] = ()
@@ -263,7 +265,10 @@ def run_failover(
     for identity, binding in sorted(bindings.items()):
         spec = specs[identity]
         changed_here = spec != binding.spec
-        if settings.application:
+        wants_application = spec.failover is not None and spec.failover.application is not None
+        if settings.application and not wants_application:
+            memories[identity] = {}  # not subject to application failover: nothing to remember
+        elif settings.application:
             result = run_application_failover(
                 spec,
                 run.observed_items(identity, binding.spec),
@@ -323,8 +328,20 @@ def run_failover(
         events=tuple(run.events),
         requeue_after_seconds=min(run.requeue) if run.requeue else None,
         observed_items=run.items,
+        seen=frozenset(bindings),
         processed=processed,
         failed=not_done,
+    )
+
+
+def has_failover_business(binding: ResourceBinding) -> bool:
+    """Whether the controllers must read this record on every run: it has eviction tasks, first-seen
+    unhealthy times, or application failover in its spec."""
+    failover = binding.spec.failover
+    return bool(
+        binding.spec.graceful_eviction_tasks
+        or unhealthy_since(binding)
+        or (failover is not None and failover.application is not None)
     )
 
 
