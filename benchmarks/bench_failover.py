@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import statistics
 import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks.bench_incremental import Results, build, commit_file
+from benchmarks.bench_incremental import Results, build, commit_file, table
 from benchmarks.run import cli, git, timed
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.status_store import record_snapshots
@@ -59,19 +58,18 @@ def report_every_cluster(bare: Path, clusters: int) -> None:
 
 def measure(templates: int, policies: int, clusters: int, repeat: int, work: Path) -> Results:
     results = Results()
-    bare, source = build(work, "M", templates, policies, clusters)
+    bare, _ = build(work, "M", templates, policies, clusters)
     repo = ["--repo", str(bare)]
     timed(cli("reconcile", *repo), work)
-    number = 1
-    for _ in range(repeat):
-        git(
-            bare,
-            "update-ref",
-            "refs/heads/main",
-            change_template(bare, git(bare, "rev-parse", "HEAD"), number),
-        )
-        number += 1
-        results.record("gate off: one template changed, reconcile", timed(cli("reconcile", *repo), work))
+    changes = iter(range(1, 1_000_000))
+
+    def one_template_changed(step: str) -> None:
+        for _ in range(repeat):
+            head = git(bare, "rev-parse", "HEAD")
+            git(bare, "update-ref", "refs/heads/main", change_template(bare, head, next(changes)))
+            results.record(step, timed(cli("reconcile", *repo), work))
+
+    one_template_changed("gate off: one template changed, reconcile")
     head = git(bare, "rev-parse", "HEAD")
     git(
         bare,
@@ -80,38 +78,13 @@ def measure(templates: int, policies: int, clusters: int, repeat: int, work: Pat
         commit_file(bare, head, "gitops-karmada.yaml", CONFIG, "failover"),
     )
     results.record("turning the gate on: every template redone", timed(cli("reconcile", *repo), work))
-    for _ in range(repeat):
-        git(
-            bare,
-            "update-ref",
-            "refs/heads/main",
-            change_template(bare, git(bare, "rev-parse", "HEAD"), number),
-        )
-        number += 1
-        results.record("gate on, no status: one template changed", timed(cli("reconcile", *repo), work))
+    one_template_changed("gate on, no status: one template changed")
     report_every_cluster(bare, clusters)
     results.record("first status report of every cluster: reconcile", timed(cli("reconcile", *repo), work))
+    one_template_changed("gate on, clusters reporting: one template changed")
+    simulate = cli("simulate", "--cluster-down", "c00", "--after", "10m", "-o", "json", *repo)
     for _ in range(repeat):
-        git(
-            bare,
-            "update-ref",
-            "refs/heads/main",
-            change_template(bare, git(bare, "rev-parse", "HEAD"), number),
-        )
-        number += 1
-        results.record(
-            "gate on, clusters reporting: one template changed", timed(cli("reconcile", *repo), work)
-        )
-    for _ in range(repeat):
-        results.record(
-            "simulate --cluster-down c00 --after 10m",
-            timed(
-                cli("simulate", "--cluster-down", "c00", "--after", "10m", "-o", "json", *repo),
-                work,
-                ok=(0, 1),
-            ),
-        )
-    del source
+        results.record("simulate --cluster-down c00 --after 10m", timed(simulate, work, ok=(0, 1)))
     return results
 
 
@@ -138,12 +111,7 @@ def main() -> None:
             flush=True,
         )
         results = measure(args.templates, args.policies, args.clusters, args.repeat, work)
-        print("| step | median | min | max | peak RSS |\n|---|---:|---:|---:|---:|")
-        for step, samples in results.samples.items():
-            seconds = [s.seconds for s in samples]
-            rss = max(s.peak_rss_mb for s in samples)
-            median, low, high = statistics.median(seconds), min(seconds), max(seconds)
-            print(f"| {step} | {median:.2f} s | {low:.2f} s | {high:.2f} s | {rss:.0f} MB |")
+        print(table(results))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -234,7 +234,7 @@ def read_revision(store: GitStore, rev: str) -> DiffSide:
 
     rendered = {p: c for p, c in changes.items() if c is not None}
     label = state.source[:12] if rev == state.source else f"{rev} ({state.source[:12]})"
-    return _side(label, state, result, rendered, blobs, read)
+    return side_of(label, state, result, rendered, blobs, read)
 
 
 def read_checkout(root: Path) -> DiffSide:
@@ -244,10 +244,10 @@ def read_checkout(root: Path) -> DiffSide:
     changes = result.changes(state.current_blobs)
     tree = {p: (root / p).read_bytes() for p in state.current_blobs if p not in changes}
     tree.update({p: c for p, c in changes.items() if c is not None})
-    return _side(str(root), state, result, tree)
+    return side_of(str(root), state, result, tree)
 
 
-def _side(
+def side_of(
     label: str,
     state: RepositoryState,
     result: RenderResult,

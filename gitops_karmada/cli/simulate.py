@@ -19,11 +19,10 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import StatusChoice, read_commit
-from gitops_karmada.cli.diff import EXIT_CHANGES, EXIT_ERROR, EXIT_GUARDRAIL, EXIT_NO_CHANGE
+from gitops_karmada.adapters.repository import RepositoryState, StatusChoice, read_commit
+from gitops_karmada.cli.diff import EXIT_CHANGES, EXIT_ERROR, EXIT_GUARDRAIL, EXIT_NO_CHANGE, side_of
 from gitops_karmada.cli.logs import colour_wanted
 from gitops_karmada.cli.options import output_option, repo_option
-from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import (
     Budget,
     DiffSide,
@@ -33,7 +32,6 @@ from gitops_karmada.core.diff import (
     render_markdown,
     render_text,
 )
-from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.failover.eviction_queue import eviction_pause_seconds
 from gitops_karmada.core.failover.times import format_time, parse_time
 from gitops_karmada.core.failover.what_if import (
@@ -56,7 +54,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gitops_karmada.model.base import Taint
-    from gitops_karmada.model.bindings import ResourceBinding
 
 MAX_STEPS = 500
 """Runs of one simulation at most: a scenario whose controllers keep asking to look again stops here."""
@@ -151,8 +148,8 @@ def simulate_command(
     except GitopsKarmadaError as err:
         logger.bind(logger="simulate").error("{}", err)
         raise click.exceptions.Exit(EXIT_ERROR) from err
-    base_side = _side(f"{state.source[:12] if state.source else rev} (now)", request, base, store)
-    final_side = _side(f"simulated at {format_time(start + timedelta(seconds=length))}", *final, store)
+    base_side = _side(f"{state.source[:12] if state.source else rev} (now)", request, base)
+    final_side = _side(f"simulated at {format_time(start + timedelta(seconds=length))}", *final)
     plan = compare(base_side, final_side)
     logger.bind(logger="simulate", runs=steps).debug("simulated {} run(s)", steps)
     if output_format == "json":
@@ -301,7 +298,7 @@ def _timeline_text(timeline: Sequence[TimelineEntry], *, markdown: bool) -> str:
     return head + "\n".join(lines) + "\n"
 
 
-def _side(label: str, request: ReconcileRequest, result: RenderResult, store: GitStore) -> DiffSide:
+def _side(label: str, request: ReconcileRequest, result: RenderResult) -> DiffSide:
     """The fleet ``result`` renders on top of ``request``'s repository state (nothing committed)."""
     before: dict[str, str] = {**request.state_blobs, **request.output_blobs}
     changes = result.changes(before, request.hash_blob)
@@ -311,40 +308,17 @@ def _side(label: str, request: ReconcileRequest, result: RenderResult, store: Gi
             blobs.pop(path, None)
         else:
             blobs[path] = request.hash_blob(content)
-    rendered = {p: c for p, c in changes.items() if c is not None}
     read_state, read_output = request.read_state, request.read_output
 
     def read(paths: Sequence[str]) -> Mapping[str, bytes]:
-        found: dict[str, bytes] = {}
         state = [p for p in paths if p in request.state_blobs]
-        if state and read_state is not None:
-            found.update(read_state(state))
+        found = dict(read_state(state)) if state and read_state is not None else {}
         found.update({p: request.state_files[p] for p in state if p in request.state_files})
         for path in paths:
-            if path not in found and read_output is not None:
-                content = read_output(path)
-                if content is not None:
-                    found[path] = content
+            content = read_output(path) if path not in found and read_output is not None else None
+            if content is not None:
+                found[path] = content
         return found
 
-    bindings: tuple[ResourceBinding, ...]
-    if result.index is not None:
-        bindings = tuple(o.binding for o in result.outcomes if o.binding is not None and not o.reused)
-        placements = placements_from_index(result.index)
-    else:
-        bindings, placements = result.bindings, None
-    return DiffSide(
-        revision=label,
-        tree=rendered,
-        bindings=bindings,
-        blobs=blobs,
-        read=read,
-        placements=placements,
-        clusters_dir=request.config.output.clusters_dir,
-        state_dir=request.config.output.state_dir,
-        inputs=result.inputs,
-        diagnostics=result.diagnostics,
-        unmatched=tuple(
-            str(o.key) for o in result.outcomes if o.match.state is ClaimState.UNMATCHED and not o.removed
-        ),
-    )
+    rendered = {p: c for p, c in changes.items() if c is not None}
+    return side_of(label, RepositoryState(request, None), result, rendered, blobs, read)
