@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters.lifecycle import read_layout, read_state
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.core.loading import Inputs, load, load_bindings
+from gitops_karmada.core.observed import with_observed_clusters
 from gitops_karmada.core.ownership import quota_records
 
 if TYPE_CHECKING:
@@ -47,6 +48,10 @@ def read_fleet(store: GitStore, rev: str, *, with_inputs: bool) -> FleetView:
         request = read_commit(store, sha).request
         loaded = load(request.input_files, request.config, request.decoded, request.generated)
         inputs = loaded.inputs
+        if request.observed is not None:
+            # the clusters as the last reconcile saw them: what they reported (Ready, taints), not only the
+            # inventory
+            inputs, _ = with_observed_clusters(inputs, request.observed, request.now)
         diagnostics = (*diagnostics, *request.config_diagnostics, *loaded.diagnostics)
         for quota in inputs.quotas:  # an input quota not reconciled yet has no record: show its spec
             quotas.setdefault((quota.namespace, quota.name), quota)

@@ -8,6 +8,7 @@ its source commit and the status commit it reads, so nothing here sleeps.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -223,6 +224,11 @@ def test_a_not_ready_cluster_is_left_after_the_toleration_and_purge_modes_decide
     down = T0 + timedelta(seconds=20)
     record(repo, down, snapshot("member1", down, ready="False", objects=healthy))
     done = run_at(repo, down, "reconcile")
+    # get reads the clusters as the last reconcile saw them: what they reported, not only the inventory
+    listed = run_at(repo, down, "get", "clusters", "-o", "json")
+    ready = {c["metadata"]["name"]: c["status"]["conditions"] for c in json.loads(listed.stdout)["items"]}
+    assert [c["status"] for c in ready["member1"] if c["type"] == "Ready"] == ["False"]
+    assert [c["status"] for c in ready["member2"] if c["type"] == "Ready"] == ["True"]
     taints = yaml.safe_load(git(repo.path, "show", "HEAD:karmada-state/cluster-taints.yaml"))
     assert taints["clusters"]["member1"] == [
         {"key": "cluster.karmada.io/not-ready", "effect": "NoExecute", "timeAdded": _iso(down)}
