@@ -86,12 +86,10 @@ def guarded_guardrails(config: ToolConfig, allow: frozenset[str]) -> tuple[Guard
 def log_failover(outcome: FailoverOutcome) -> None:
     """One line per thing the failover controllers did, and when a later run would do more."""
     for event in outcome.events:
-        subject = "/".join(part for part in event.identity[2:] if part)
-        kind = f"{event.identity[1]}.{event.identity[0]}" if event.identity[0] else event.identity[1]
         log = logger.bind(logger="failover", cluster=event.cluster, action=event.what)
         where = f" {event.cluster}" if event.cluster else ""
         (log.warning if event.what == "failed" else log.info)(
-            "{}/{}: {}{}: {}", kind, subject, event.what, where, event.message
+            "{}: {}{}: {}", event.template, event.what, where, event.message
         )
     if outcome.queue.items:
         logger.bind(logger="failover", depth=len(outcome.queue.items)).info(

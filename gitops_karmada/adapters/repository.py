@@ -12,7 +12,6 @@ import os
 import subprocess
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -28,6 +27,7 @@ from gitops_karmada.adapters.status_store import StatusView, read_status
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.context import SHALLOW_DEPTH
 from gitops_karmada.core.external_sources import source_plan
+from gitops_karmada.core.failover.times import format_time
 from gitops_karmada.core.layout import BINDINGS_FOLDER, RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.observed import ObservedStatus
@@ -39,6 +39,7 @@ from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from datetime import datetime
     from pathlib import Path
 
     from gitops_karmada.adapters.warm_state import WarmState
@@ -67,7 +68,7 @@ class RepositoryState:
 
 
 def rfc3339(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(moment)
 
 
 def _managed_prefixes(config: ToolConfig) -> tuple[str, str]:

@@ -247,18 +247,13 @@ def _with_what_if(request: ReconcileRequest, what_if: WhatIf) -> ReconcileReques
     return replace(request, what_if=what_if)
 
 
-def _template(identity: tuple[str, str, str, str]) -> str:
-    group, kind, namespace, name = identity
-    return "/".join(p for p in (f"{kind}.{group}" if group else kind, namespace, name) if p)
-
-
 def _entries(result: RenderResult, moment: datetime) -> list[TimelineEntry]:
     """What the controllers did in one run (evictions waiting in the queue are told once, at the end)."""
     if result.failover is None:
         return []
     at = format_time(moment)
     return [
-        TimelineEntry(at, _template(e.identity), e.cluster, e.what, e.message)
+        TimelineEntry(at, e.template, e.cluster, e.what, e.message)
         for e in result.failover.events
         if e.what != "queued"
     ]

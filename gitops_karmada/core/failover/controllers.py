@@ -34,6 +34,7 @@ from gitops_karmada.core.failover.state import StatePreservationError, build_pre
 from gitops_karmada.core.failover.taints import default_tolerations, no_execute_decision, taint_eviction_task
 from gitops_karmada.core.failover.times import format_time, parse_time
 from gitops_karmada.core.interpreter import Operation
+from gitops_karmada.core.layout import key_of_identity
 from gitops_karmada.core.observed import aggregated_status
 
 if TYPE_CHECKING:
@@ -71,6 +72,10 @@ class FailoverEvent:
     what: str
     """``evicted``, ``queued``, ``purged`` or ``failed``."""
     message: str
+
+    @property
+    def template(self) -> str:
+        return _label(self.identity)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,9 +120,8 @@ def _with_memory(binding: ResourceBinding, memory: Mapping[str, str]) -> Resourc
 
 
 def _label(identity: Identity) -> str:
-    group, kind, namespace, name = identity
-    kind_name = f"{kind}.{group}" if group else kind
-    return f"{kind_name}/{namespace}/{name}" if namespace else f"{kind_name}/{name}"
+    """``Kind.group/namespace/name``: how a template is named everywhere (``ObjectKey.__str__``)."""
+    return str(key_of_identity(identity))
 
 
 class _Pass:
