@@ -1,6 +1,6 @@
 """The watch daemon's latency: a user push to the remote → the reconcile commit of it on the remote.
 
-``python -m benchmarks.bench_watch [--fleet example|M|both] [--pushes N] [--quick]``
+``python -m benchmarks.bench_watch [--fleet example|M|both] [--pushes N] [--quick] [--backlog SECONDS]``
 
 A bare remote holds the fleet; ``gitops-karmada watch --remote origin`` runs on a bare clone of it (as it
 would in a management cluster) with a 0.1 s poll interval. Each round commits a one-template change on the
@@ -8,6 +8,12 @@ remote tip (an annotation, so the template's output really changes) and updates 
 polls the remote until its tip is a reconcile commit whose ``Source-Commit`` is that change. Reported:
 p50, p95 and max over ``--pushes`` rounds, and the same after a burst of 5 pushes (the newest counts).
 The poll interval bounds the detection delay (≤ 0.1 s); a webhook removes it.
+
+``--backlog SECONDS`` measures the same pushes again while the daemon has other work: every member cluster
+reports a status snapshot (a fresh heartbeat) on the remote's status branch every SECONDS, each report a
+reason for a run, as collectors on a short interval would make. A user push then waits at most for the
+run in progress (the daemon reconciles the newest fleet and status tips together, so a user commit never
+queues behind older reports).
 """
 
 from __future__ import annotations
@@ -20,12 +26,17 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks.bench_incremental import build, commit_file
 from benchmarks.run import GIT_ENV, git
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.status_store import record_snapshots
 from gitops_karmada.core.serialize import dump_yaml_documents, load_yaml_documents
+from gitops_karmada.model.status import ClusterStatusSnapshot
 
 EXAMPLE_TEMPLATE = "apps/shop/frontend.yaml"
 M_TEMPLATE = "apps/team-00/svc-00000.yaml"
@@ -67,12 +78,104 @@ def user_push(remote: Path, path: str, round_: int) -> str:
     return sha
 
 
+class StatusChurn:
+    """Every cluster reports a fresh heartbeat on the remote's status branch every ``interval`` seconds."""
+
+    def __init__(self, remote: Path, interval: float) -> None:
+        self.store = GitStore.open(remote)
+        self.interval = interval
+        self.clusters = self._clusters(remote)
+        self.reports = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="status-churn", daemon=True)
+
+    @staticmethod
+    def _clusters(remote: Path) -> list[str]:
+        listed = subprocess.run(
+            [sys.executable, "-m", "gitops_karmada", "--log-level", "error", "get", "clusters", "-o", "name"],
+            cwd=remote,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        return [line.partition("/")[2] for line in listed]
+
+    def report(self) -> str | None:
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        snapshots = [
+            ClusterStatusSnapshot.model_validate(
+                {
+                    "apiVersion": "status.gitops-karmada.io/v1alpha1",
+                    "kind": "ClusterStatusSnapshot",
+                    "metadata": {"name": cluster},
+                    "collectedAt": now,
+                    "status": {
+                        "conditions": [
+                            {
+                                "type": "Ready",
+                                "status": "True",
+                                "reason": "ClusterReady",
+                                "lastTransitionTime": "2026-01-01T00:00:00Z",
+                            }
+                        ]
+                    },
+                }
+            )
+            for cluster in self.clusters
+        ]
+        commit = record_snapshots(self.store, "gitops-karmada-status", snapshots, f"bench: heartbeat {now}")
+        self.reports += commit is not None
+        return commit
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.report()
+
+    def __enter__(self) -> StatusChurn:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def status_of(remote: Path) -> str:
+    return git(remote, "log", "-1", "--format=%(trailers:key=Status-Commit,valueonly)", "refs/heads/main")
+
+
+def wait_status_reconciled(remote: Path, status: str) -> None:
+    start = time.perf_counter()
+    while status_of(remote) != status:
+        if time.perf_counter() - start > TIMEOUT:
+            raise RuntimeError(f"status {status[:12]} was not reconciled within {TIMEOUT:.0f} s")
+        time.sleep(0.05)
+
+
+def pushes_latency(remote: Path, path: str, pushes: int, first_round: int) -> list[float]:
+    latencies: list[float] = []
+    for round_ in range(first_round, first_round + pushes):
+        sha = user_push(remote, path, round_)
+        pushed = time.perf_counter()
+        latencies.append(wait_reconciled(remote, sha) - pushed)
+    return latencies
+
+
+def row(label: str, values: list[float]) -> str:
+    return (
+        f"| {label} | {statistics.median(values):.2f} s | {percentile(values, 0.95):.2f} s "
+        f"| {max(values):.2f} s | {len(values)} |"
+    )
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-def measure(fleet: str, pushes: int, work: Path, size: tuple[int, int, int]) -> list[str]:
+def measure(
+    fleet: str, pushes: int, work: Path, size: tuple[int, int, int], backlog: float | None = None
+) -> list[str]:
     remote, _ = build(work, fleet, *size)
     path = EXAMPLE_TEMPLATE if fleet == "example" else M_TEMPLATE
     clone = daemon_clone(remote, work)
@@ -86,11 +189,18 @@ def measure(fleet: str, pushes: int, work: Path, size: tuple[int, int, int]) -> 
         started = time.perf_counter()
         wait_reconciled(remote, git(remote, "rev-parse", "refs/heads/main"))
         first = time.perf_counter() - started
-        single: list[float] = []
-        for round_ in range(pushes):
-            sha = user_push(remote, path, round_)
-            pushed = time.perf_counter()
-            single.append(wait_reconciled(remote, sha) - pushed)
+        single = pushes_latency(remote, path, pushes, 0)
+        churned: list[float] = []
+        reports = 0
+        if backlog is not None:
+            churn = StatusChurn(remote, backlog)
+            # the clusters' first reports change the inventory (every template once): not what is measured
+            first_report = churn.report()
+            assert first_report is not None
+            wait_status_reconciled(remote, first_report)
+            with churn:
+                churned = pushes_latency(remote, path, pushes, 500)
+            reports = churn.reports
         burst: list[float] = []
         for round_ in range(max(1, pushes // BURST)):
             for i in range(BURST):
@@ -103,13 +213,15 @@ def measure(fleet: str, pushes: int, work: Path, size: tuple[int, int, int]) -> 
         log.close()
     if daemon.returncode != 0:
         raise RuntimeError(f"the daemon exited {daemon.returncode}: see {work}/{fleet}-daemon.log")
-    return [
+    rows = [
         f"| {fleet}: first reconcile after start | {first:.2f} s | | | 1 |",
-        f"| {fleet}: one push → its reconcile commit on the remote | {statistics.median(single):.2f} s "
-        f"| {percentile(single, 0.95):.2f} s | {max(single):.2f} s | {len(single)} |",
-        f"| {fleet}: burst of {BURST} pushes → the newest reconciled | {statistics.median(burst):.2f} s "
-        f"| {percentile(burst, 0.95):.2f} s | {max(burst):.2f} s | {len(burst)} |",
+        row(f"{fleet}: one push → its reconcile commit on the remote", single),
+        row(f"{fleet}: burst of {BURST} pushes → the newest reconciled", burst),
     ]
+    if churned:
+        label = f"{fleet}: one push, with every cluster reporting every {backlog:g} s ({reports} reports)"
+        rows.append(row(label, churned))
+    return rows
 
 
 def main() -> None:
@@ -121,6 +233,12 @@ def main() -> None:
     parser.add_argument(
         "--quick", action="store_true", help="fleet M at 500 templates x 10 clusters, 5 pushes"
     )
+    parser.add_argument(
+        "--backlog",
+        type=float,
+        metavar="SECONDS",
+        help="also measure the pushes while every cluster reports a status heartbeat every SECONDS",
+    )
     args = parser.parse_args()
     size = (500, 250, 10) if args.quick else (5000, 2500, 50)
     pushes = 5 if args.quick else args.pushes
@@ -130,7 +248,7 @@ def main() -> None:
     try:
         for fleet in fleets:
             print(f"fleet {fleet}: {pushes} pushes", file=sys.stderr, flush=True)
-            rows += measure(fleet, pushes, work, size)
+            rows += measure(fleet, pushes, work, size, args.backlog)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("\n".join(rows))

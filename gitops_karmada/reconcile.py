@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.admit import admit
 from gitops_karmada.core.binding import BindingInputs, applied_clusters, build_binding, render_notes
@@ -67,6 +67,7 @@ from gitops_karmada.core.observed import (
     ObservedStatus,
     aggregated_status,
     fully_applied_condition,
+    template_status,
     with_observed_clusters,
 )
 from gitops_karmada.core.outcome import TemplateOutcome
@@ -78,6 +79,7 @@ from gitops_karmada.core.run_outputs import deleted, quota_outputs, released_rec
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.core.serialize import dump_yaml, load_yaml_documents
 from gitops_karmada.core.state_index import IndexEntry, IndexLines, StateIndex, files_digest, parse_index
+from gitops_karmada.core.status_summary import binding_ready, cluster_health
 from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate, ToolConfig
 
@@ -615,7 +617,7 @@ def _process(
     if isinstance(admitted, TemplateOutcome):
         return ledger, replace(admitted, fingerprint=fingerprint)
     targets = render_targets(ctx, admitted)
-    binding = _record(ctx, admitted, targets.rendered, fingerprint)
+    binding, observed_diagnostics = _record(ctx, admitted, targets.rendered, fingerprint)
     lint = untolerated_no_execute(
         [binding],
         ctx.clusters,
@@ -632,7 +634,7 @@ def _process(
         scheduling_reason=admitted.reason,
         overrides=targets.overrides,
         paths=targets.paths,
-        diagnostics=(*admitted.diagnostics, *targets.diagnostics, *lint),
+        diagnostics=(*admitted.diagnostics, *targets.diagnostics, *observed_diagnostics, *lint),
         lazy_hold=admitted.lazy_hold,
         interpreted_by=interpreted_by(ctx, template, admitted.components),
         files=targets.files,
@@ -643,18 +645,22 @@ def _process(
 
 def _record(
     ctx: RunContext, placed: Placement, rendered: Mapping[str, tuple[bool, str]], fingerprint: str
-) -> ResourceBinding:
-    """The binding record of a placed and rendered template."""
+) -> tuple[ResourceBinding, tuple[Diagnostic, ...]]:
+    """The binding record of a placed and rendered template, and warnings about its observed status."""
     claimed: Claim = placed.claim
     template = claimed.template
     required = claimed.required
     items: tuple[AggregatedStatusItem, ...] = ()
     fully = None
+    folded: dict[str, Any] | None = None
+    problem: Diagnostic | None = None
     if ctx.observed is not None:
         holding = [name for name, (ok, _) in rendered.items() if ok]
         items = aggregated_status(template.key.identity, holding, ctx.observed, ctx.interpreter)
         fully = fully_applied_condition(items, [target.name for target in placed.targets])
-    return build_binding(
+        before = claimed.previous.status.template_status if claimed.previous is not None else None
+        folded, problem = template_status(template, items, ctx.observed, ctx.interpreter, before)
+    binding = build_binding(
         BindingInputs(
             template=template,
             match=claimed.match,
@@ -674,11 +680,13 @@ def _record(
             attached_preserve=attached_preserve(required) if claimed.attached else None,
             fingerprint=fingerprint,
             aggregated_status=items,
+            template_status=folded,
             fully_applied=fully,
         ),
         claimed.previous,
         ctx.now,
     )
+    return binding, (problem,) if problem is not None else ()
 
 
 def _refused(request: ReconcileRequest, previous: PreviousRun, diagnostics: list[Diagnostic]) -> RenderResult:
@@ -816,6 +824,8 @@ def _index(
             placement=placed.replicas,
             workload=placed.has_replicas,
             failover=has_failover_business(binding),
+            health=cluster_health(binding),
+            ready="" if (ready := binding_ready(binding)) == "-" else ready,
         )
     return StateIndex(engine=ENGINE_VERSION, entries=entries)
 

@@ -1,5 +1,5 @@
-"""Talks to remotes for the Git adapter: a branch's configured upstream, pushing a ref (the fetch is in
-``git_fetch``, through GitPython).
+"""Talks to remotes for the Git adapter: a branch's configured upstream, pushing a ref, with or without a
+lease on the remote's tip (the fetch is in ``git_fetch``, through GitPython).
 
 A push rejected because the remote branch moved on, and a network failure, are ``GitError(temporary=True)``
 (the caller fetches, rerenders and retries); everything else is permanent.
@@ -90,8 +90,38 @@ def push(
     """Push ``local_ref`` to ``remote_branch`` of ``remote`` without forcing (``env``: credentials)."""
     check_branch_name(runner, "push", remote_branch)
     what = f"pushing {local_ref} to {remote_branch} on {remote}"
+    _push(runner, (), remote, f"{local_ref}:refs/heads/{remote_branch}", what, env)
+
+
+def push_with_lease(
+    runner: GitRunner,
+    remote: str,
+    commit: str,
+    remote_branch: str,
+    expected: str | None,
+    env: Mapping[str, str] | None = None,
+) -> None:
+    """Push ``commit`` to ``remote_branch`` only if the remote branch is still at ``expected`` (None: only if
+    it does not exist): a compare-and-swap of the remote ref. A moved branch is GitError(temporary=True)."""
+    check_branch_name(runner, "push", remote_branch)
+    ref = f"refs/heads/{remote_branch}"
+    what = f"pushing {commit[:12]} to {remote_branch} on {remote}"
+    lease = f"--force-with-lease={ref}:{expected or ''}"  # empty: the ref must not exist yet
+    _push(runner, (lease,), remote, f"{commit}:{ref}", what, env)
+
+
+def _push(
+    runner: GitRunner,
+    options: tuple[str, ...],
+    remote: str,
+    refspec: str,
+    what: str,
+    env: Mapping[str, str] | None,
+) -> None:
+    """``git push --porcelain``; a rejection because the remote branch moved, or a network failure, is
+    GitError(temporary=True)."""
     done = runner.run(
-        ["push", "--porcelain", "--end-of-options", remote, f"{local_ref}:refs/heads/{remote_branch}"],
+        ["push", "--porcelain", *options, "--end-of-options", remote, refspec],
         operation="push",
         what=what,
         env={**_UNATTENDED, **(env or {})},

@@ -625,6 +625,12 @@ class GitStore:
         """Push without forcing; a non-fast-forward rejection is GitError(temporary=True)."""
         git_remote.push(self._git, remote, local_ref, remote_branch, self.remote_access.environment())
 
+    def push_with_lease(self, remote: str, commit: str, remote_branch: str, expected: str | None) -> None:
+        """Push ``commit`` only if ``remote_branch`` is still at ``expected`` (None: absent); a moved branch
+        is GitError(temporary=True)."""
+        env = self.remote_access.environment()
+        git_remote.push_with_lease(self._git, remote, commit, remote_branch, expected, env)
+
     def maintenance(self) -> None:
         """Pack loose objects and merge fast-import's many small packs; drop leftover temporary refs."""
         self._delete_temporary_refs(TEMPORARY_REF_PREFIX)

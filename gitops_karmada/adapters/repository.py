@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from datetime import datetime
     from pathlib import Path
 
+    from gitops_karmada.adapters.git_log import LogEntry
     from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.model.config import ToolConfig
 
@@ -133,8 +134,10 @@ def read_commit(
         found = store.read_blobs(sorted(set(wanted.values())))
         return {path: found[oid] for path, oid in wanted.items()}
 
-    view = status_view(store, sha, config, status)
+    anchor = latest_tool_commit(store, sha) if status is StatusChoice.RECORDED else None
+    view = _status_view(store, config, status, anchor)
     observed = ObservedStatus(view.snapshots, view.commit) if view.commit is not None else None
+    clock = store.commit_time(_clock_commit(store, sha, anchor))
     request = ReconcileRequest(
         input_files={},
         decoded=decoded,
@@ -147,7 +150,7 @@ def read_commit(
         output_blobs=output_blobs,
         output_edits=None if full else output_edits(store, sha, layout, state_blobs.get(layout.index_path)),
         shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
-        now=rfc3339(max(store.commit_time(sha), view.committed_at or store.commit_time(sha))),
+        now=rfc3339(max(clock, view.committed_at or clock)),
         observed=observed,
         reschedule=reschedule,
         read_output=lambda path: store.read_file(sha, path),
@@ -162,12 +165,22 @@ def read_commit(
     return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs), view.commit)
 
 
-def status_view(store: GitStore, sha: str, config: ToolConfig, choice: StatusChoice) -> StatusView:
-    """The member-cluster status a run of ``sha`` uses: the branch tip, or what the last reconcile used."""
+def _clock_commit(store: GitStore, sha: str, anchor: LogEntry | None) -> str:
+    """The commit whose time is a run's clock: ``sha``; but re-rendering the tool's own commit (RECORDED)
+    takes the source it reconciled, so ``verify`` and ``diff`` see the time ``reconcile`` saw."""
+    if anchor is None or anchor.commit != sha:
+        return sha
+    source = anchor.trailers.get(wellknown.SOURCE_COMMIT_TRAILER)
+    return source if source and store.try_resolve(source) else sha
+
+
+def _status_view(
+    store: GitStore, config: ToolConfig, choice: StatusChoice, anchor: LogEntry | None
+) -> StatusView:
+    """The member-cluster status a run uses: the branch tip, or what the last reconcile (``anchor``) used."""
     branch = config.status.branch
     if choice is StatusChoice.TIP:
         return read_status(store, branch)
-    anchor = latest_tool_commit(store, sha)
     recorded = anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) if anchor is not None else None
     if recorded is None:
         return StatusView(commit=None, committed_at=None, snapshots={})

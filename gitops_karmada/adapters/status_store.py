@@ -102,6 +102,21 @@ def read_snapshot(store: GitStore, branch: str, cluster: str) -> ClusterStatusSn
     return None if raw is None else _parse(raw, branch, path, cluster)
 
 
+def fetch_status_branch(store: GitStore, remote: str, branch: str) -> str | None:
+    """Fetch ``branch`` of ``remote`` and move the local branch to it (in a daemon's clone the remote's status
+    branch is the truth); the fetched commit, or None when the remote has no such branch yet (nothing is
+    moved then). Network failures are GitError(temporary=True)."""
+    try:
+        remote_tip = store.fetch(remote, branch)
+    except GitError as err:
+        if err.temporary or "has no branch" not in str(err):
+            raise
+        return None  # nobody has collected anything yet
+    ref = branch_ref(branch)
+    store.runner.run(["update-ref", ref, remote_tip], operation="update-ref", what=ref)
+    return remote_tip
+
+
 def record_snapshots(
     store: GitStore, branch: str, snapshots: Sequence[ClusterStatusSnapshot], message: str
 ) -> str | None:

@@ -11,45 +11,33 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 from loguru import logger
 from pydantic import ValidationError
 
-from gitops_karmada import __version__
-from gitops_karmada.adapters.collector import collect_cluster
+from gitops_karmada.adapters.collect_run import (
+    Member,
+    collect_member,
+    object_counts,
+    read_fleet,
+    ready_of,
+    require_member,
+    status_message,
+)
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import read_commit
-from gitops_karmada.adapters.status_store import branch_ref, read_snapshot, record_snapshots
+from gitops_karmada.adapters.status_store import branch_ref, record_snapshots
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json
 from gitops_karmada.cli.run_report import REPORT_API_VERSION
-from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
-from gitops_karmada.core.loading import load
-from gitops_karmada.core.member_status import (
-    NOT_FOUND,
-    READY,
-    carry_over,
-    parse_snapshot,
-    snapshot_document,
-)
-from gitops_karmada.core.resource_names import crd_plurals, resource_plural
-from gitops_karmada.core.yaml_input import YamlSyntaxError, load_yaml_documents
+from gitops_karmada.core.member_status import parse_snapshot, snapshot_document
 from gitops_karmada.model.config import StatusConfig
 from gitops_karmada.model.diagnostics import SourceRef
-from gitops_karmada.model.errors import GitopsKarmadaError, InputError
+from gitops_karmada.model.errors import InputError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from gitops_karmada.model.status import ClusterStatusSnapshot
-
-Identity = tuple[str, str, str, str]
-
-
-class CollectInputError(GitopsKarmadaError):
-    """The cluster to collect is not in the fleet, or the options name nothing usable (exit 1)."""
 
 
 def _parse_now(value: str | None) -> datetime:
@@ -71,45 +59,6 @@ def _checked_branch(value: str) -> str:
         raise click.BadParameter(f"{value!r} is not a branch name", param_hint="--status-branch") from None
 
 
-def _rendered_objects(
-    store: GitStore, sha: str, layout: RepoLayout, cluster: str
-) -> tuple[list[Identity], list[Mapping[str, Any]]]:
-    """The identities of the manifests in the cluster's folder at ``sha``, and their bodies."""
-    folder = f"{layout.clusters_dir}/{cluster}"
-    entries = [
-        e
-        for e in store.list_entries(sha, [folder])
-        if e.is_regular_file and e.path.endswith((".yaml", ".yml"))
-    ]
-    blobs = store.read_blobs(sorted({e.oid for e in entries}))
-    identities: list[Identity] = []
-    bodies: list[Mapping[str, Any]] = []
-    for entry in sorted(entries, key=lambda e: e.path):
-        try:
-            documents = [d.body for d in load_yaml_documents(blobs[entry.oid]) if d.body is not None]
-        except YamlSyntaxError as err:
-            logger.bind(logger="collect", file=entry.path).warning("{}: {}; not read", entry.path, err)
-            continue
-        # the folder under the cluster's names the namespace when a manifest leaves it out
-        folder_namespace = entry.path.removeprefix(folder + "/").partition("/")[0]
-        for body in documents:
-            metadata = body.get("metadata") if isinstance(body, dict) else None
-            if not isinstance(metadata, dict) or not all(
-                isinstance(v, str) and v
-                for v in (body.get("apiVersion"), body.get("kind"), metadata.get("name"))
-            ):
-                logger.bind(logger="collect", file=entry.path).warning(
-                    "{}: not a Kubernetes object (apiVersion, kind, metadata.name); not read", entry.path
-                )
-                continue
-            namespace = metadata.get("namespace") or (
-                "" if folder_namespace == CLUSTER_SCOPED_FOLDER else folder_namespace
-            )
-            identities.append((body["apiVersion"], body["kind"], str(namespace), metadata["name"]))
-            bodies.append(body)
-    return identities, bodies
-
-
 def _prepared_snapshot(path: Path, cluster: str) -> ClusterStatusSnapshot:
     source = SourceRef(str(path), 0)
     snapshot = parse_snapshot(path.read_bytes(), source, "given with --snapshot")
@@ -118,38 +67,6 @@ def _prepared_snapshot(path: Path, cluster: str) -> ClusterStatusSnapshot:
             f"names cluster {snapshot.cluster!r}, not --cluster {cluster!r}", source, "metadata.name"
         )
     return snapshot
-
-
-def _counts(snapshot: ClusterStatusSnapshot) -> dict[str, int]:
-    objects = snapshot.objects
-    found = sum(1 for o in objects if o.observed is not None)
-    missing = sum(1 for o in objects if o.observed is None and o.error == NOT_FOUND)
-    return {
-        "total": len(objects),
-        "found": found,
-        "missing": missing,
-        "unreadable": len(objects) - found - missing,
-    }
-
-
-def _ready(snapshot: ClusterStatusSnapshot) -> dict[str, str]:
-    condition = next((c for c in snapshot.status.conditions if c.type == READY), None)
-    if condition is None:
-        return {"status": "Unknown", "reason": "", "message": "the snapshot has no Ready condition"}
-    return {"status": condition.status, "reason": condition.reason, "message": condition.message}
-
-
-def _message(snapshot: ClusterStatusSnapshot, fleet_commit: str) -> str:
-    ready, counts = _ready(snapshot), _counts(snapshot)
-    return (
-        f"collect {snapshot.cluster}: Ready {ready['status']} ({ready['reason'] or 'no reason'})\n\n"
-        f"{counts['total']} object(s): {counts['found']} found, {counts['missing']} missing, "
-        f"{counts['unreadable']} unreadable\n\n"
-        f"Cluster: {snapshot.cluster}\n"
-        f"Collected-At: {snapshot.collected_at}\n"
-        f"Fleet-Commit: {fleet_commit}\n"
-        f"Collected-By: gitops-karmada {__version__}\n"
-    )
 
 
 @click.command("collect")
@@ -220,46 +137,29 @@ def collect_command(
         raise click.UsageError("--context goes with --kubeconfig")
     moment = _parse_now(now)
     store = GitStore.open(repo)
-    sha = store.resolve(rev)
-    request = read_commit(store, sha).request
-    branch = _checked_branch(status_branch or request.config.status.branch)
+    fleet = read_fleet(store, rev)
+    branch = _checked_branch(status_branch or fleet.status_branch)
     if branch_ref(branch) in {store.head_ref(), rev, f"refs/heads/{rev}"}:
         raise click.BadParameter(
             f"{branch} is the fleet branch; status goes to a branch of its own", param_hint="--status-branch"
         )
-    inputs = load(request.input_files, request.config, request.decoded, request.generated).inputs
-    known = sorted(c.name for c in inputs.clusters)
-    if cluster not in known:
-        listed = ", ".join(known) or "none"
-        raise CollectInputError(
-            f"no cluster {cluster!r} in the fleet's inventory at {rev} (clusters: {listed})"
-        )
-    log = logger.bind(logger="collect")
+    require_member(fleet, cluster, rev)
     if snapshot_file is not None:
         snapshot = _prepared_snapshot(snapshot_file, cluster)
     else:
         assert kubeconfig is not None
-        identities, bodies = _rendered_objects(store, sha, RepoLayout.of(request.config), cluster)
-        crds = crd_plurals([*(t.body for t in inputs.templates), *bodies])
-        plurals = {(av, kind): resource_plural(av, kind, crds) for av, kind, _, _ in identities}
-        try:
-            previous = read_snapshot(store, branch, cluster)
-        except InputError as err:
-            log.warning("{}; nothing of it is carried over", err)
-            previous = None
-        collected = collect_cluster(
-            cluster,
-            kubeconfig=kubeconfig,
-            context=context,
-            objects=identities,
-            plurals=plurals,
-            now=moment,
-            timeout=timeout,
-        )
-        snapshot = carry_over(previous, collected)
-    commit = record_snapshots(store, branch, [snapshot], _message(snapshot, sha))
+        member = Member(cluster, kubeconfig, context)
+        snapshot = collect_member(store, fleet, member, branch=branch, now=moment, timeout=timeout)
+    commit = record_snapshots(store, branch, [snapshot], status_message([snapshot], fleet.commit))
     tip = store.try_resolve(branch_ref(branch))
-    _report(snapshot, branch=branch, commit=commit, tip=tip, fleet_commit=sha, output_format=output_format)
+    _report(
+        snapshot,
+        branch=branch,
+        commit=commit,
+        tip=tip,
+        fleet_commit=fleet.commit,
+        output_format=output_format,
+    )
 
 
 def _report(
@@ -271,7 +171,7 @@ def _report(
     fleet_commit: str,
     output_format: str,
 ) -> None:
-    ready, counts = _ready(snapshot), _counts(snapshot)
+    ready, counts = ready_of(snapshot), object_counts(snapshot)
     log = logger.bind(logger="collect")
     if ready["status"] != "True":
         log.warning(

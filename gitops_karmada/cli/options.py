@@ -12,6 +12,7 @@ import click
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import (
     RepositoryState,
+    StatusChoice,
     read_commit,
     read_worktree,
     warn_uncommitted_inputs,
@@ -43,12 +44,15 @@ def source_options(func: F) -> F:
     return repo_option(func)
 
 
-def read_source(repo: Path, rev: str, worktree: bool) -> RepositoryState:
-    """The repository state the options name (the wall clock stands in for a commit time on disk)."""
+def read_source(
+    repo: Path, rev: str, worktree: bool, status: StatusChoice = StatusChoice.RECORDED
+) -> RepositoryState:
+    """The repository state the options name (the wall clock stands in for a commit time on disk);
+    ``status``: the member-cluster status the last reconcile used, or the status branch's tip."""
     if worktree:
         return read_worktree(repo, datetime.now(UTC))
     store = GitStore.open(repo)
-    state = read_commit(store, rev)
+    state = read_commit(store, rev, status=status)
     warn_uncommitted_inputs(store, rev, state.request.config)
     return state
 

@@ -9,10 +9,12 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.directory import write_tree
+from gitops_karmada.adapters.repository import StatusChoice
 from gitops_karmada.cli.explain import all_explanations
 from gitops_karmada.cli.options import output_option, read_source, source_options
 from gitops_karmada.cli.output import binding_list, echo_diagnostics, placement_table, to_json, to_yaml
 from gitops_karmada.cli.progress import template_progress
+from gitops_karmada.core.failover.metrics import eviction_metrics
 from gitops_karmada.reconcile import reconcile
 
 
@@ -34,8 +36,13 @@ from gitops_karmada.reconcile import reconcile
 def render(
     repo: Path, rev: str, worktree: bool, output_format: str, out_dir: Path | None, with_explanations: bool
 ) -> None:
-    """Compute placement, bindings and rendered manifests; print them, write nothing to the repository."""
-    state = read_source(repo, rev, worktree)
+    """Compute placement, bindings and rendered manifests; print them, write nothing to the repository.
+
+    -o json/yaml: a List of the binding records; with the Failover feature gate on, its `metrics` field
+    holds what this run did to the eviction queue under Karmada's metric names.
+    """
+    # what a reconcile would do now: with the clusters' newest reports, not those of the last reconcile
+    state = read_source(repo, rev, worktree, StatusChoice.TIP)
     # explanations need every template scheduled anew (as Karmada would if it ran now)
     with template_progress() as progress:
         request = replace(state.request, explain=with_explanations, full=with_explanations, progress=progress)
@@ -44,6 +51,9 @@ def render(
     if not result.input_ok:
         raise click.exceptions.Exit(1)
     listing = all_explanations(result) if with_explanations else binding_list(result.bindings)
+    if result.failover is not None and not with_explanations:
+        # the eviction queue's metrics of this run, under Karmada's names (the daemon's /metrics has them too)
+        listing["metrics"] = eviction_metrics(result.failover).to_api()
     if output_format == "json":
         click.echo(to_json(listing), nl=False)
     elif output_format == "yaml":

@@ -23,7 +23,7 @@ import functools
 import json
 import uuid
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.layout import binding_name
 from gitops_karmada.model import wellknown
@@ -97,6 +97,8 @@ class BindingInputs:
     """The fingerprint of the inputs this binding was computed from (``core.fingerprint``)."""
     aggregated_status: tuple[AggregatedStatusItem, ...] = ()
     """What the member clusters reported of the object (``core.observed``); empty when nothing observed."""
+    template_status: dict[str, Any] | None = None
+    """Those reports folded into the template's status (AggregateStatus); None when nothing observed."""
     fully_applied: Condition | None = None
 
 
@@ -248,6 +250,8 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
         conditions.append(carry_condition(inputs.fully_applied, previous, now))
     if inputs.aggregated_status:
         status_fields["aggregated_status"] = inputs.aggregated_status
+    if inputs.template_status:
+        status_fields["template_status"] = inputs.template_status
     status_fields["conditions"] = tuple(conditions)
     status = ResourceBindingStatus(**status_fields)
     return ResourceBinding(

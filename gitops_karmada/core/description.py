@@ -15,6 +15,7 @@ import orjson
 from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.diff.placement import bound_placement, claimed_policy, policy_label
 from gitops_karmada.core.listing import binding_status, cluster_status
+from gitops_karmada.core.status_summary import binding_ready, cluster_health, health_word
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -78,6 +79,12 @@ def describe_binding(binding: ResourceBinding) -> Description:
         ("Replicas", str(binding.spec.replicas) if placement.has_replicas else "-"),
         ("Status", binding_status(binding).value),
         ("Last Scheduled", binding.status.last_scheduled_time or "-"),
+        ("Ready", binding_ready(binding)),
+        ("Health", health_word(cluster_health(binding))),
+        (
+            "Template Status",
+            _compact(binding.status.template_status) if binding.status.template_status else "-",
+        ),
     )
     rows = tuple(
         (
@@ -91,9 +98,24 @@ def describe_binding(binding: ResourceBinding) -> Description:
         fields,
         (
             Section("Placement", ("CLUSTER", "REPLICAS", "RENDERED"), rows),
+            _member_status_section(binding),
             conditions_section(binding.status.conditions),
         ),
     )
+
+
+def _member_status_section(binding: ResourceBinding) -> Section:
+    """What each observed cluster reported: whether it has the object, its health, its reflected status."""
+    rows = tuple(
+        (
+            item.cluster_name,
+            "yes" if item.applied else "no",
+            item.health or "-",
+            _compact(item.status) if item.status else (item.applied_message or "-"),
+        )
+        for item in binding.status.aggregated_status
+    )
+    return Section("Member Status", ("CLUSTER", "APPLIED", "HEALTH", "STATUS"), rows)
 
 
 def _bindings_section(bindings: Sequence[ResourceBinding], cluster: str | None = None) -> Section:

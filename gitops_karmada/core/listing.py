@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gitops_karmada.core.diff.placement import QUOTA_EXCEEDED_REASON, bound_placement, policy_label
 from gitops_karmada.core.layout import binding_name
 from gitops_karmada.core.selectors import labels_match
+from gitops_karmada.core.status_summary import binding_ready, cluster_health, health_word
 from gitops_karmada.model.keys import ObjectKey
 
 if TYPE_CHECKING:
@@ -203,6 +204,8 @@ def binding_listing(bindings: Iterable[ResourceBinding]) -> Listing:
             "REPLICAS": str(replicas) if replicas else "-",
             "CLUSTERS": clusters,
             "STATUS": status.value,
+            "READY": binding_ready(binding),
+            "HEALTH": health_word(cluster_health(binding)),
             "SCHEDULED": _condition_text(binding, "Scheduled"),
             "RENDERED": _condition_text(binding, "Rendered"),
             "LAST-SCHEDULED": binding.status.last_scheduled_time or "-",
@@ -222,7 +225,7 @@ def binding_listing(bindings: Iterable[ResourceBinding]) -> Listing:
         )
     items.sort(key=lambda i: (i.namespace, i.cells["RESOURCE"]))
     columns = ("NAMESPACE", "NAME", "RESOURCE", "POLICY", "REPLICAS", "CLUSTERS", "STATUS")
-    wide = ("SCHEDULED", "RENDERED", "LAST-SCHEDULED", "SOURCE")
+    wide = ("READY", "HEALTH", "SCHEDULED", "RENDERED", "LAST-SCHEDULED", "SOURCE")
     return Listing(ListedKind.BINDINGS, columns, wide, tuple(items), _binding_totals(items))
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from gitops_karmada.core.failover.times import parse_time
 from gitops_karmada.core.loading import field_path
 from gitops_karmada.core.serialize import dump_yaml
 from gitops_karmada.core.yaml_input import YamlSyntaxError, load_yaml_documents
@@ -99,6 +100,38 @@ def carry_over(
                 update={"status": current.status.model_copy(update=update), "objects": previous.objects}
             )
     return current.model_copy(update={"status": current.status.model_copy(update=update)})
+
+
+def heartbeat_only(previous: ClusterStatusSnapshot, current: ClusterStatusSnapshot) -> bool:
+    """Whether ``current`` would change nothing of ``previous``'s file but ``collectedAt``."""
+    same_time = previous.model_copy(update={"collected_at": current.collected_at})
+    return dump_snapshot(same_time) == dump_snapshot(current)
+
+
+def needs_recording(
+    previous: ClusterStatusSnapshot | None,
+    current: ClusterStatusSnapshot,
+    *,
+    grace_seconds: float,
+    interval_seconds: float = 0.0,
+) -> bool:
+    """Whether a collector that runs every ``interval_seconds`` should record ``current`` over the recorded
+    ``previous``.
+
+    Anything but the heartbeat changed: yes. The heartbeat alone: only once the recorded one would be more
+    than half the monitor grace period old at the next round. Looking one interval ahead keeps the heartbeat
+    on the branch at most grace/2 old (plus however late a round runs) whatever the interval; checking its
+    age now only would let it reach twice the interval when the interval is just below grace/2, the grace
+    period itself. An unchanged fleet then costs one status commit per grace/2 instead of one per interval.
+    An observation older than the recorded one (another replica's collector got there first) never
+    replaces it.
+    """
+    if previous is None:
+        return True
+    age = (parse_time(current.collected_at) - parse_time(previous.collected_at)).total_seconds()
+    if age < 0:
+        return False
+    return age + interval_seconds > grace_seconds / 2 or not heartbeat_only(previous, current)
 
 
 # -- nodes and pods: the node and resource summaries ----------------------------------------------------

@@ -7,7 +7,10 @@ Two Karmada controllers, pure here:
   heartbeat older than the grace period makes Ready Unknown): :func:`observed_cluster`;
 - the work status and binding status controllers give each binding one ``aggregatedStatus`` item per
   cluster its manifest went to (applied, reflected status, health) and the ``FullyApplied`` condition:
-  :func:`aggregated_status` and :func:`fully_applied_condition`.
+  :func:`aggregated_status` and :func:`fully_applied_condition`;
+- the resource template status controller folds those items into the template's status (AggregateStatus):
+  :func:`template_status`. Karmada writes it into the template; a Git repository's templates are the
+  user's, so it goes into the binding record's ``status.templateStatus`` instead.
 
 Only what was observed is said: without a snapshot of a cluster its items are absent, not guessed.
 """
@@ -21,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from gitops_karmada.core.failover.taints import condition_taints, ready_status
 from gitops_karmada.core.failover.times import parse_time
 from gitops_karmada.core.fingerprint import digest
-from gitops_karmada.core.interpreter import ResourceInterpretError
+from gitops_karmada.core.interpreter import Operation, ResourceInterpretError
 from gitops_karmada.core.interpreter.chain import ResourceHealth
 from gitops_karmada.model.bindings import AggregatedStatusItem
 from gitops_karmada.model.clusters import Cluster, Condition
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
     from gitops_karmada.core.loading import Inputs
     from gitops_karmada.model.config import FailoverConfig
     from gitops_karmada.model.diagnostics import Diagnostic
+    from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.status import ClusterStatusSnapshot, ObservedObject
 
 Identity = tuple[str, str, str, str]
@@ -183,6 +187,45 @@ def _reflected(interpreter: ResourceInterpreter, obj: Mapping[str, Any]) -> dict
         return interpreter.reflect_status(obj)
     except ResourceInterpretError:
         return None  # Karmada logs the failure and records the item without status
+
+
+def template_status(
+    template: Manifest,
+    items: tuple[AggregatedStatusItem, ...],
+    observed: ObservedStatus,
+    interpreter: ResourceInterpreter,
+    previous: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any] | None, Diagnostic | None]:
+    """The template's status with its member statuses folded in (AggregateStatus); None when no cluster
+    reported or the kind has no AggregateStatus hook, and a warning when the hook fails.
+
+    Karmada folds into the template as the API server holds it, with the status it aggregated before;
+    here that is ``previous`` (the record's last ``templateStatus``), else the template's own ``status``.
+    So the rules that keep old values hold: a finished Job is never touched again (its conditions keep
+    their times), an observedGeneration not yet reached everywhere stays. Conditions Karmada stamps with
+    the current time get the newest heartbeat of the reporting clusters: the time of the observation.
+    """
+    if not items or not interpreter.hook_enabled(
+        template.key.api_version, template.key.kind, Operation.AGGREGATE_STATUS
+    ):
+        return None, None
+    heartbeats = [
+        observed.snapshots[item.cluster_name].collected_at
+        for item in items
+        if item.cluster_name in observed.snapshots
+    ]
+    observed_at = max(heartbeats, key=parse_time) if heartbeats else None
+    try:
+        body = {**template.body, "status": dict(previous)} if previous else template.body
+        result = interpreter.aggregate_status(body, items, now=observed_at)
+    except ResourceInterpretError as err:
+        return None, warning(
+            f"the member clusters' status of {template.key} could not be aggregated: {err}",
+            template.source,
+            "status",
+        )
+    status = result.get("status")
+    return (status if isinstance(status, dict) and status else None), None
 
 
 def fully_applied_condition(

@@ -65,6 +65,10 @@ class IndexEntry:
     failover: bool = False
     """Whether the failover controllers have business with the record: eviction tasks, first-seen
     unhealthy times, or application failover in its spec (so a run reads only such records)."""
+    health: Mapping[str, str] = field(default_factory=dict)
+    """Cluster → what it reported (``core.status_summary.cluster_health``), for the status page."""
+    ready: str = ""
+    """kubectl's READY of the template's aggregated status (``3/5``); empty when not known."""
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -78,6 +82,8 @@ class IndexEntry:
             "placement": dict(sorted(self.placement.items())),
             **({"workload": True} if self.workload else {}),
             **({"failover": True} if self.failover else {}),
+            **({"health": dict(sorted(self.health.items()))} if self.health else {}),
+            **({"ready": self.ready} if self.ready else {}),
         }
 
     @classmethod
@@ -94,6 +100,8 @@ class IndexEntry:
             placement={str(k): int(v) for k, v in raw.get("placement", {}).items()},
             workload=bool(raw.get("workload", False)),
             failover=bool(raw.get("failover", False)),
+            health={str(k): str(v) for k, v in raw.get("health", {}).items()},
+            ready=str(raw.get("ready", "")),
         )
 
 

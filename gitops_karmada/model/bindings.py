@@ -120,6 +120,9 @@ class ResourceBindingStatus(ApiModel):
     last_scheduled_time: str | None = None
     conditions: tuple[Condition, ...] = ()
     aggregated_status: tuple[AggregatedStatusItem, ...] = ()
+    template_status: dict[str, Any] | None = None
+    """The template's status folded from ``aggregated_status`` (AggregateStatus). Karmada writes it into
+    the template; in Git the templates are the user's, so it is kept here (a gitops-karmada field)."""
 
 
 class ResourceBinding(ApiModel):

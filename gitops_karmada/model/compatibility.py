@@ -132,9 +132,9 @@ RULES: dict[str, Rule] = {
         Support.SUPPORTED, "runs on the objects member clusters report (`collect`, docs/status.md)"
     ),
     "ResourceInterpreterCustomization.spec.customizations.statusAggregation": Rule(
-        Support.INTERPRET_ONLY,
-        "the template's own status is not written back (there is no API server to hold it); the binding "
-        "records carry each cluster's reflected status",
+        Support.SUPPORTED,
+        "folds the reported statuses into the binding record's `status.templateStatus` (the templates in "
+        "Git are the user's, so nothing is written back into them; docs/failover.md)",
     ),
     "ResourceInterpreterCustomization.spec.customizations.healthInterpretation": Rule(
         Support.SUPPORTED, "runs on the objects member clusters report (`collect`, docs/status.md)"

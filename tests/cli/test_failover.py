@@ -337,6 +337,10 @@ def test_the_daemon_reconciles_status_reports_and_exports_karmadas_eviction_metr
         kind = (("member_cluster", "member1"), ("resource_kind", "Deployment"))
         assert samples[("eviction_kind_total", kind)] == 1
         assert samples[("eviction_processing_latency_seconds_count", (("name", "binding-eviction"),))] == 1
+        # the status page marks what the clusters reported: member1's report does not list web
+        _, page = daemon.get("/")
+        web_row = next(row for row in page.split("<tr>") if "Deployment.apps/default/web" in row)
+        assert web_row.count('data-health="NotApplied"') == 1 and 'title="member1: NotApplied"' in web_row
         assert daemon.terminate() == 0
     logged = [e for e in daemon.entries() if e.get("logger") == "failover"]
     assert {(e.get("action"), e.get("cluster")) for e in logged} >= {

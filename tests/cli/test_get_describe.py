@@ -142,7 +142,7 @@ def test_status_names_unschedulable_bindings(tmp_path: Path) -> None:
     assert "lonely-deployment" in table and "web-deployment" not in table
     assert table.splitlines()[-1] == "1 binding · 0 replicas · 1 unschedulable"
     described = repo.cli("describe", "Deployment/default/lonely").stdout
-    assert "Status:         unschedulable" in described
+    assert re.search(r"^Status: +unschedulable$", described, re.MULTILINE), described
     assert "Scheduled  False" in described
 
 

@@ -11,6 +11,8 @@ from gitops_karmada.core.member_status import (
     SummaryBuilder,
     carry_over,
     dump_snapshot,
+    heartbeat_only,
+    needs_recording,
     parse_snapshot,
     pod_request,
     ready_condition,
@@ -160,3 +162,30 @@ def test_carry_over_keeps_unchanged_transition_times_and_an_offline_clusters_sum
         gone.status.kubernetes_version == "v1.30.0" and gone.status.node_summary == first.status.node_summary
     )
     assert carry_over(None, again) is again
+
+
+def test_a_heartbeat_alone_is_recorded_before_it_would_be_half_the_grace_period_old() -> None:
+    ready = ready_condition(online=True, healthy=True, now="2026-01-01T00:00:00Z").model_dump(by_alias=True)
+    recorded = _snapshot(conditions=[ready], nodeSummary={"totalNum": 1})
+
+    def later(seconds: int, **status: Any) -> ClusterStatusSnapshot:
+        at = f"2026-01-01T00:00:{seconds:02d}Z"
+        body = {"conditions": [ready], "nodeSummary": {"totalNum": 1}, **status}
+        return _snapshot(**body).model_copy(update={"collected_at": at})
+
+    def due(
+        snapshot: ClusterStatusSnapshot, interval: float, before: ClusterStatusSnapshot = recorded
+    ) -> bool:
+        return needs_recording(before, snapshot, grace_seconds=40, interval_seconds=interval)
+
+    assert heartbeat_only(recorded, later(5)) and not heartbeat_only(recorded, later(5, nodeSummary={}))
+    assert needs_recording(None, later(0), grace_seconds=40)
+    # every 5 s: 15 s old now, 20 s at the next round (not more than grace/2): skipped; 16 s old: recorded
+    assert not due(later(15), 5) and due(later(16), 5)
+    # every 15 s: 15 s old now would be 30 s at the next round; recorded now (the heartbeat stays <= 20 s old)
+    assert due(later(15), 15)
+    assert due(later(1, nodeSummary={"totalNum": 2}), 5), "a change is recorded at once"
+    newer = recorded.model_copy(update={"collected_at": "2026-01-01T00:00:30Z"})
+    assert not due(later(20, nodeSummary={"totalNum": 2}), 5, before=newer), (
+        "another collector's newer snapshot is never replaced by an older observation"
+    )

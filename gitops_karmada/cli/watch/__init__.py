@@ -3,7 +3,8 @@
 Local mode watches the branch's ref (watchdog) and reconciles each new tip in the repository; remote mode
 fetches ``--remote`` on an interval (and on a push webhook), reconciles and pushes with the existing
 fetch–re-render–retry loop. One run at a time, coalescing; backoff on temporary failures; SIGTERM finishes
-the run in progress and exits 0; SIGHUP starts a run at once. See docs/daemon.md.
+the run in progress and exits 0; SIGHUP starts a run at once. With ``--collect`` a collector thread records
+the member clusters' status on the status branch every ``--collect-interval``. See docs/daemon.md.
 """
 
 from __future__ import annotations
@@ -17,16 +18,20 @@ from typing import TYPE_CHECKING
 import click
 from loguru import logger
 
+from gitops_karmada.adapters.collect_run import Member
 from gitops_karmada.adapters.git_fetch import RemoteAccess
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.options import allow_option, repo_option
+from gitops_karmada.cli.watch.collector import Collector, CollectSettings
 from gitops_karmada.cli.watch.metrics import DaemonMetrics
 from gitops_karmada.cli.watch.refs import RefWatcher
 from gitops_karmada.cli.watch.server import App, HttpServer
 from gitops_karmada.cli.watch.status import DaemonStatus, Snapshot
 from gitops_karmada.cli.watch.worker import WatchSettings, Worker
+from gitops_karmada.model.base import is_dns1123_label
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from types import FrameType
 
 SECRET_ENV = "GITOPS_KARMADA_WEBHOOK_SECRET"
@@ -47,6 +52,34 @@ def _webhook_secret(path: Path | None) -> bytes | None:
     else:
         secret = os.environ.get(SECRET_ENV, "").strip().encode()
     return secret or None
+
+
+def _member(value: str) -> Member:
+    """``NAME=KUBECONFIG`` or ``NAME=KUBECONFIG@CONTEXT`` (a kubeconfig whose own path holds ``@`` is taken
+    whole when that file exists)."""
+    name, equals, rest = value.partition("=")
+    if not equals or not name or not rest:
+        raise click.BadParameter(f"{value!r} is not NAME=KUBECONFIG[@CONTEXT]", param_hint="--collect")
+    if not is_dns1123_label(name):
+        raise click.BadParameter(f"{name!r} is not a cluster name (a DNS-1123 label)", param_hint="--collect")
+    path, context = Path(rest), None
+    if not path.is_file() and "@" in rest:
+        file, _, context = rest.rpartition("@")
+        path = Path(file)
+    if not path.is_file():
+        raise click.BadParameter(
+            f"the kubeconfig of {name}, {str(path)!r}, is not a file", param_hint="--collect"
+        )
+    return Member(name, path, context or None)
+
+
+def _members(_ctx: click.Context, _param: click.Parameter, values: Sequence[str]) -> tuple[Member, ...]:
+    members = tuple(_member(value) for value in values)
+    names = [m.name for m in members]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise click.BadParameter(f"cluster {twice[0]!r} is given more than once", param_hint="--collect")
+    return members
 
 
 @click.command("watch")
@@ -97,6 +130,32 @@ def _webhook_secret(path: Path | None) -> bytes | None:
     type=click.Path(exists=True, dir_okay=False),
     help="A program git runs for HTTPS usernames and passwords (GIT_ASKPASS), e.g. one that prints a token.",
 )
+@click.option(
+    "--collect",
+    "members",
+    multiple=True,
+    metavar="NAME=KUBECONFIG[@CONTEXT]",
+    callback=_members,
+    help="Collect member cluster NAME through this kubeconfig (and context) every --collect-interval and "
+    "record its status on the status branch (pushed in remote mode); repeat for each cluster.",
+)
+@click.option(
+    "--collect-interval",
+    type=click.FloatRange(min=0.05),
+    default=20.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between collection rounds; keep it below failover.clusterMonitorGracePeriodSeconds "
+    "(default 40) or healthy clusters turn Ready=Unknown.",
+)
+@click.option(
+    "--collect-timeout",
+    type=click.FloatRange(min=0.1, max=600),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds one request to a member cluster may take; no answer in time: not reachable.",
+)
 @allow_option
 def watch_command(
     repo: Path,
@@ -110,9 +169,17 @@ def watch_command(
     ssh_key: str | None,
     ssh_command: str | None,
     askpass: str | None,
+    members: tuple[Member, ...],
+    collect_interval: float,
+    collect_timeout: float,
     allow: tuple[str, ...],
 ) -> None:
-    """Keep BRANCH reconciled: on every new commit, render and commit (and push) like `reconcile`."""
+    """Keep BRANCH reconciled: on every new commit, render and commit (and push) like `reconcile`.
+
+    With --collect, also read those member clusters every --collect-interval and record their status on the
+    status branch (one commit per round, only when something changed or the heartbeat is half the monitor
+    grace period old); each status commit starts a run. See docs/daemon.md.
+    """
     address = _listen_address(listen)
     access = RemoteAccess(ssh_key=ssh_key, ssh_command=ssh_command, askpass=askpass)
     store = GitStore.open(repo, remote_access=access)
@@ -144,6 +211,10 @@ def watch_command(
         if address is not None
         else None
     )
+    collector = None
+    if members:
+        collect = CollectSettings(members, interval=collect_interval, timeout=collect_timeout)
+        collector = Collector(store, collect, settings, status, metrics, lambda: worker.trigger("collect"))
     watched = (branch, worker.status_branch(store.resolve(settings.ref)))
     watcher = RefWatcher(store.git_dir, watched, lambda: worker.trigger("ref")) if remote is None else None
 
@@ -152,6 +223,8 @@ def watch_command(
             "{}: finishing the run in progress, then stopping", signal.Signals(signum).name
         )
         worker.stop()
+        if collector is not None:
+            collector.stop()
 
     def reload(_signum: int, _frame: FrameType | None) -> None:
         # the configuration lives in the repository and is read afresh by every run: run now
@@ -166,12 +239,20 @@ def watch_command(
         server.start()
     if watcher is not None:
         watcher.start()
+    if collector is not None:
+        collector.start()
+        logger.bind(logger="watch", collect=[m.name for m in members]).info(
+            "collecting {} every {:g} s", ", ".join(m.name for m in members), collect_interval
+        )
     logger.bind(logger="watch", mode=mode, branch=branch, listen=server.address if server else "off").info(
         "watching {} of {} ({} mode){}", branch, repo, mode, f"; serving {server.address}" if server else ""
     )
     try:
         worker.serve()
     finally:
+        if collector is not None:
+            collector.stop()
+            collector.join()
         if watcher is not None:
             watcher.stop()
         if server is not None:

@@ -12,8 +12,15 @@ from typing import TYPE_CHECKING
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 from gitops_karmada.cli.watch.status import RunResult
-from gitops_karmada.core.failover.eviction_queue import BINDING_QUEUE, CLUSTER_BINDING_QUEUE
-from gitops_karmada.core.failover.times import parse_time
+from gitops_karmada.core.failover.metrics import (
+    KIND_TOTAL,
+    PROCESSING_LATENCY,
+    PROCESSING_TOTAL,
+    QUEUE_DEPTH,
+    QUEUES,
+    RESULTS,
+    eviction_metrics,
+)
 
 if TYPE_CHECKING:
     from gitops_karmada.core.failover.controllers import FailoverOutcome
@@ -75,21 +82,52 @@ class DaemonMetrics:
         for operation in ("fetch", "push"):
             self.git_errors.labels(operation=operation)
 
+        # the collector (--collect); member_cluster values are the clusters given with --collect: bounded
+        self.collect_rounds = Counter(
+            "gitops_karmada_collect_rounds_total",
+            "Collection rounds by result: recorded (a status commit, pushed in remote mode), unchanged "
+            "(nothing needed recording), error (nothing recorded; retried next interval).",
+            ["result"],
+            registry=self.registry,
+        )
+        for outcome in ("recorded", "unchanged", "error"):
+            self.collect_rounds.labels(result=outcome)
+        self.collect_errors = Counter(
+            "gitops_karmada_collect_errors_total",
+            "Clusters a round could not collect (not in the inventory, kubectl cannot use the kubeconfig).",
+            ["member_cluster"],
+            registry=self.registry,
+        )
+        # Karmada's own cluster status metric names (pkg/metrics/cluster.go)
+        self.cluster_ready = Gauge(
+            "cluster_ready_state",
+            "State of the cluster (1 if ready, 0 otherwise), as last collected.",
+            ["member_cluster"],
+            registry=self.registry,
+        )
+        self.cluster_sync_duration = Histogram(
+            "cluster_sync_status_duration_seconds",
+            "Duration in seconds for collecting the status of the cluster once.",
+            ["member_cluster"],
+            buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+            registry=self.registry,
+        )
+
         # Karmada's own eviction-queue metric names (v1.16, pkg/controllers/cluster/eviction_worker.go)
         self.eviction_queue_depth = Gauge(
-            "eviction_queue_depth",
+            QUEUE_DEPTH,
             "Evictions waiting in the eviction queue.",
             ["name"],
             registry=self.registry,
         )
         self.eviction_kind = Counter(
-            "eviction_kind_total",
+            KIND_TOTAL,
             "Evictions carried out, by member cluster and resource kind.",
             ["member_cluster", "resource_kind"],
             registry=self.registry,
         )
         self.eviction_latency = Histogram(
-            "eviction_processing_latency_seconds",
+            PROCESSING_LATENCY,
             "Time an eviction waited in the queue for its turn (a run processes it at once once its turn "
             "has come).",
             ["name"],
@@ -97,31 +135,28 @@ class DaemonMetrics:
             registry=self.registry,
         )
         self.eviction_processing = Counter(
-            "eviction_processing_total",
+            PROCESSING_TOTAL,
             "Evictions processed, by result.",
             ["name", "result"],
             registry=self.registry,
         )
-        for name in (BINDING_QUEUE, CLUSTER_BINDING_QUEUE):
+        for name in QUEUES:
             self.eviction_queue_depth.labels(name=name).set(0)
-            for outcome in ("success", "error"):
+            for outcome in RESULTS:
                 self.eviction_processing.labels(name=name, result=outcome)
 
     def count_failover(self, outcome: FailoverOutcome) -> None:
         """The eviction queue after a run, and the evictions it processed."""
-        depth = {BINDING_QUEUE: 0, CLUSTER_BINDING_QUEUE: 0}
-        for item in outcome.queue.items:
-            depth[item.queue] = depth.get(item.queue, 0) + 1
-        for name, count in depth.items():
+        done = eviction_metrics(outcome)
+        for name, count in done.queue_depth.items():
             self.eviction_queue_depth.labels(name=name).set(count)
-        for done in outcome.processed:
-            item = done.item
-            waited = (parse_time(done.at) - parse_time(item.enqueued_at)).total_seconds()
-            self.eviction_latency.labels(name=item.queue).observe(max(waited, 0.0))
-            result = "error" if done in outcome.failed else "success"
-            self.eviction_processing.labels(name=item.queue, result=result).inc()
-            if result == "success":
-                self.eviction_kind.labels(member_cluster=item.cluster, resource_kind=item.resource_kind).inc()
+        for name, waits in done.latencies.items():
+            for waited in waits:
+                self.eviction_latency.labels(name=name).observe(waited)
+        for (name, result), count in done.processing.items():
+            self.eviction_processing.labels(name=name, result=result).inc(count)
+        for (cluster, kind), count in done.kinds.items():
+            self.eviction_kind.labels(member_cluster=cluster, resource_kind=kind).inc(count)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

@@ -1,8 +1,9 @@
 """The read-only status page: server-rendered HTML from a ``Snapshot``, no scripts, no external assets.
 
-A cluster × workload grid (replicas per cell, shaded by share of the template's replicas), the recent runs
-with what moved, the errors of the last run with their file and field, and per workload a link to its
-``explain`` output. Every value from the repository is escaped.
+A cluster × workload grid (replicas per cell, shaded by share of the template's replicas; red, amber or
+grey where the cluster reported the workload unhealthy, not applied or unknown; READY from the reports),
+the recent runs with what moved, the errors of the last run with their file and field, and per workload a
+link to its ``explain`` output. Every value from the repository is escaped.
 """
 
 from __future__ import annotations
@@ -32,15 +33,28 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+HEALTH_BACKGROUND = {"Unhealthy": "#ffd8d3", "NotApplied": "#fff1c2", "Unknown": "#eaeef2"}
+"""Cells of clusters that reported trouble: red unhealthy, amber not applied, grey unknown."""
+
+
 def _cell(placement: Placement, cluster: str) -> str:
+    health = placement.health.get(cluster)
     if cluster not in placement.replicas:
-        return '<td class="muted">–</td>'
+        if health is None:
+            return '<td class="muted">–</td>'
+        # still reported after it left the placement (a graceful eviction keeps it)
+        return f'<td class="muted" data-health="{_e(health)}" title="{_e(cluster)}: {_e(health)}">–</td>'
     replicas = placement.replicas[cluster]
+    title = f"{cluster}: {health}" if health else f"{cluster}: not reported"
+    attributes = f' data-health="{_e(health)}"' if health else ""
+    background = HEALTH_BACKGROUND.get(health or "")
     if not placement.has_replicas:
-        return '<td style="background:#dafbe1" title="propagated">✓</td>'
-    total = sum(placement.replicas.values()) or 1
-    shade = 235 - int(135 * replicas / total)  # more of the template's replicas, darker green
-    return f'<td style="background:rgb({shade},245,{shade})" title="{_e(cluster)}">{replicas}</td>'
+        return f'<td style="background:{background or "#dafbe1"}" title="{_e(title)}"{attributes}>✓</td>'
+    if background is None:
+        total = sum(placement.replicas.values()) or 1
+        shade = 235 - int(135 * replicas / total)  # more of the template's replicas, darker green
+        background = f"rgb({shade},245,{shade})"
+    return f'<td style="background:{background}" title="{_e(title)}"{attributes}>{replicas}</td>'
 
 
 def _grid(snapshot: Snapshot) -> str:
@@ -53,12 +67,13 @@ def _grid(snapshot: Snapshot) -> str:
         cells = "".join(_cell(placement, c) for c in snapshot.clusters)
         rows.append(
             f'<tr><td class="name"><a href="{_e(link)}">{_e(placement.template)}</a></td>'
-            f'<td class="name">{_e(placement.policy)}</td>{cells}</tr>'
+            f'<td class="name">{_e(placement.policy)}</td><td>{_e(placement.ready or "–")}</td>{cells}</tr>'
         )
     more = len(snapshot.placements) - MAX_GRID_ROWS
     note = f'<p class="muted">{more} more template(s) not shown.</p>' if more > 0 else ""
     return (
-        f'<table id="grid"><tr><th class="name">template</th><th class="name">policy</th>{head}</tr>'
+        f'<table id="grid"><tr><th class="name">template</th><th class="name">policy</th>'
+        f'<th title="ready/desired replicas the member clusters reported">ready</th>{head}</tr>'
         + "".join(rows)
         + f"</table>{note}"
     )

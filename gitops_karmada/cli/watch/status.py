@@ -39,6 +39,10 @@ class Placement:
     policy: str
     replicas: Mapping[str, int]
     has_replicas: bool
+    health: Mapping[str, str] = field(default_factory=dict)
+    """Cluster → what it reported (Healthy, Unhealthy, Unknown, NotApplied); absent: nothing observed."""
+    ready: str = ""
+    """READY of the template's aggregated status (``3/5``), when known."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from loguru import logger
 
 from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref
+from gitops_karmada.adapters.status_store import branch_ref, fetch_status_branch
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.cli.watch.status import DaemonStatus, Placement, RunRecord, RunResult
 from gitops_karmada.core.detector import ClaimState
@@ -162,16 +163,9 @@ class Worker:
         """The status branch's commit (in remote mode fetched first and kept locally): a new report is
         reason enough for a run, and the only clock failover knows."""
         branch = self.status_branch(tip)
-        ref = f"refs/heads/{branch}"
         if self.settings.remote is not None:
-            try:
-                remote_tip = self.store.fetch(self.settings.remote, branch)
-            except GitError as err:
-                if err.temporary or "has no branch" not in str(err):
-                    raise
-                return None  # nobody has collected anything yet
-            self.store.runner.run(["update-ref", ref, remote_tip], operation="update-ref", what=ref)
-        return self.store.try_resolve(ref)
+            return fetch_status_branch(self.store, self.settings.remote, branch)
+        return self.store.try_resolve(branch_ref(branch))
 
     # -- bookkeeping -------------------------------------------------------------------------------------
 
@@ -252,8 +246,15 @@ class Worker:
         return tuple(
             sorted(
                 (
-                    Placement(str(p.key), p.policy, dict(p.replicas), p.has_replicas)
-                    for p in placements_from_index(index).values()
+                    Placement(
+                        str(p.key),
+                        p.policy,
+                        dict(p.replicas),
+                        p.has_replicas,
+                        health=dict(index.entries[identity].health),
+                        ready=index.entries[identity].ready,
+                    )
+                    for identity, p in placements_from_index(index).items()
                 ),
                 key=lambda p: p.template,
             )
