@@ -8,7 +8,6 @@ Deployments are re-placed), and times ``diff --base A --head B -o markdown`` (me
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -20,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from benchmarks.fleet import write_fleet
-from benchmarks.run import GIT_ENV, Sample, cli, git, timed
+from benchmarks.run import GIT_ENV, Sample, cli, fleet_arguments, git, timed
 from gitops_karmada.core.serialize import dump_yaml_documents
 
 POLICY = "apps/team-00/pp-00000.yaml"
@@ -81,17 +80,7 @@ def one_policy_change(bare: Path, parent: str, clusters: int) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--templates", type=int, default=5000)
-    parser.add_argument("--policies", type=int, default=2500)
-    parser.add_argument("--clusters", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--quick", action="store_true", help="500 templates, 250 policies, 10 clusters, 1 run"
-    )
-    args = parser.parse_args()
-    if args.quick:
-        args.templates, args.policies, args.clusters, args.repeat = 500, 250, 10, 1
+    args = fleet_arguments(__doc__)
     work = Path(tempfile.mkdtemp(prefix="gitops-karmada-bench-diff-"))
     try:
         print(

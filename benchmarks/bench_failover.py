@@ -15,7 +15,6 @@ measured in the same run so the ratios hold on a noisy machine:
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
 import tempfile
@@ -23,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks.bench_incremental import Results, build, commit_file, table
-from benchmarks.run import cli, git, timed
+from benchmarks.run import cli, fleet_arguments, git, timed
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.status_store import record_snapshots
 from gitops_karmada.model.status import ClusterStatusSnapshot
@@ -89,19 +88,7 @@ def measure(templates: int, policies: int, clusters: int, repeat: int, work: Pat
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--templates", type=int, default=5000)
-    parser.add_argument("--policies", type=int, default=2500)
-    parser.add_argument("--clusters", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--quick", action="store_true", help="500 templates, 250 policies, 10 clusters, 1 run"
-    )
-    args = parser.parse_args()
-    if args.quick:
-        args.templates, args.policies, args.clusters, args.repeat = 500, 250, 10, 1
+    args = fleet_arguments(__doc__)
     work = Path(tempfile.mkdtemp(prefix="gitops-karmada-bench-"))
     try:
         print(

@@ -9,7 +9,6 @@ the same commit plus a ``gitops-karmada.yaml`` that turns the check off. Prints 
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import subprocess
@@ -19,7 +18,7 @@ import time
 from pathlib import Path
 
 from benchmarks.bench_incremental import build
-from benchmarks.run import GIT_ENV
+from benchmarks.run import GIT_ENV, fleet_arguments
 
 
 def _with_config(bare: Path, parent: str, content: str) -> str:
@@ -52,19 +51,7 @@ def _reconcile(bare: Path, branch: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--templates", type=int, default=5000)
-    parser.add_argument("--policies", type=int, default=2500)
-    parser.add_argument("--clusters", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=2)
-    parser.add_argument(
-        "--quick", action="store_true", help="500 templates, 250 policies, 10 clusters, 1 run"
-    )
-    args = parser.parse_args()
-    if args.quick:
-        args.templates, args.policies, args.clusters, args.repeat = 500, 250, 10, 1
+    args = fleet_arguments(__doc__, repeat=2)
     with tempfile.TemporaryDirectory(prefix="bench-schema-") as folder:
         work = Path(folder)
         bare, head = build(work, "M", args.templates, args.policies, args.clusters)

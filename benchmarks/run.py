@@ -136,18 +136,26 @@ def table(results: dict[str, list[Sample]]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def fleet_arguments(description: str | None, *, repeat: int = 3) -> argparse.Namespace:
+    """The fleet-M benchmarks' command line: the fleet's size, runs per step, and ``--quick``."""
+    parser = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--templates", type=int, default=5000)
     parser.add_argument("--policies", type=int, default=2500)
     parser.add_argument("--clusters", type=int, default=50)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=repeat)
     parser.add_argument(
         "--quick", action="store_true", help="500 templates, 250 policies, 10 clusters, 1 run"
     )
     args = parser.parse_args()
     if args.quick:
         args.templates, args.policies, args.clusters, args.repeat = 500, 250, 10, 1
+    return args
+
+
+def main() -> None:
+    args = fleet_arguments(__doc__)
     work = Path(tempfile.mkdtemp(prefix="gitops-karmada-bench-"))
     try:
         print(
