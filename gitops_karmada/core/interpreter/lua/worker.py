@@ -47,6 +47,22 @@ class _Request:
     """Executors closed since the last request: their runtimes can go."""
 
 
+def _close_inherited(keep: int) -> None:
+    """Close every descriptor the fork inherited but stdio and ``keep``. Among them are the parent's ends of
+    its git pipes (a ``cat-file`` reading requests until its stdin closes): held open here, the parent's
+    close would never reach git as the end of input, and the parent would wait on a process that never ends.
+    multiprocessing's exit sentinel goes too; the parent reaps the worker with a kill and a blocking wait."""
+    os.closerange(3, keep)
+    os.closerange(keep + 1, _max_descriptor())
+
+
+def _max_descriptor() -> int:
+    try:
+        return max(os.sysconf("SC_OPEN_MAX"), 256)
+    except (ValueError, OSError):  # pragma: no cover - every POSIX system answers
+        return 65536
+
+
 def _serve(connection: Connection) -> None:
     """The worker's loop: one answer per request, ``("ok", payload)`` or ``("fail", reason, message)``."""
     # The fork inherited the parent's signal handlers (the watch daemon's SIGTERM handler only asks its loop
@@ -55,6 +71,7 @@ def _serve(connection: Connection) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _close_inherited(connection.fileno())
     executors: dict[int, LocalExecutor] = {}
     while True:
         try:
