@@ -455,6 +455,34 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     )
     fingerprints = FingerprintContext(inputs, request.snapshot_files, request.observed)
     focus = request.focus
+
+    def fingerprint_of(template: Manifest, required: tuple[Requirement, ...]) -> str:
+        ident = template.key.identity
+        return fingerprints.template(
+            template,
+            matches[ident],
+            [r.fingerprint_part() for r in required],
+            failover_digest(previous.binding(ident))
+            if failover is not None and ident in failover.seen
+            else (),
+        )
+
+    def reusable(template: Manifest, fingerprint: str) -> IndexEntry | None:
+        if template.key.identity in request.reschedule or (focus is not None and focus(template.key)):
+            return None
+        return previous.reusable(
+            template.key.identity, fingerprint, request.output_blobs, layout.clusters_dir
+        )
+
+    # Templates no other template requires can be judged now; the records of those to redo are read in one
+    # batch (one git process, not one per record: a status or inventory change redoes the whole fleet).
+    judged = {
+        t.key.identity: (fingerprint, reusable(t, fingerprint))
+        for t in templates
+        if t.key.identity not in requirers
+        for fingerprint in (fingerprint_of(t, ()),)
+    }
+    previous.bindings(ident for ident, (_, entry) in judged.items() if entry is None)
     done: dict[Identity, TemplateOutcome] = {}
     progress = request.progress or (lambda _done, _total: None)
     # workloads first, then the objects they depend on, which follow them to their clusters
@@ -465,19 +493,11 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         required = requirements(
             [_binding_of(done[p], previous) for p in sorted(set(requirers.get(ident, ()))) if p in done]
         )
-        fingerprint = fingerprints.template(
-            template,
-            match,
-            [r.fingerprint_part() for r in required],
-            failover_digest(previous.binding(ident))
-            if failover is not None and ident in failover.seen
-            else (),
-        )
-        entry = (
-            None
-            if ident in request.reschedule or (focus is not None and focus(template.key))
-            else previous.reusable(ident, fingerprint, request.output_blobs, layout.clusters_dir)
-        )
+        if ident in judged:
+            fingerprint, entry = judged[ident]
+        else:
+            fingerprint = fingerprint_of(template, required)
+            entry = reusable(template, fingerprint)
         if entry is not None:
             done[ident] = _reused(ctx, template, match, entry, fingerprint)
             continue

@@ -8,6 +8,8 @@ the tool, and neither the fleet branch nor any work tree showing another branch 
 
 from __future__ import annotations
 
+import os
+import secrets
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 from loguru import logger
 
 from gitops_karmada.adapters.git_process import git_error
-from gitops_karmada.adapters.git_store import DEFAULT_AUTHOR_EMAIL, DEFAULT_AUTHOR_NAME
+from gitops_karmada.adapters.git_store import DEFAULT_AUTHOR_EMAIL, DEFAULT_AUTHOR_NAME, TEMPORARY_REF_PREFIX
 from gitops_karmada.core.member_status import dump_snapshot, parse_snapshot
 from gitops_karmada.model.diagnostics import SourceRef
 from gitops_karmada.model.errors import GitError, InputError
@@ -135,7 +137,9 @@ def record_snapshots(
     ref = branch_ref(branch)
     for attempt in range(1, RECORD_ATTEMPTS + 1):
         try:
-            tip = store.try_resolve(ref) or _create_branch(store, ref, branch)
+            tip = store.try_resolve(ref)
+            if tip is None:
+                return _create_branch(store, ref, branch, changes, message)
             return store.commit(parent=tip, ref=ref, changes=changes, message=message)
         except GitError as err:
             if not err.temporary or attempt == RECORD_ATTEMPTS:
@@ -145,9 +149,13 @@ def record_snapshots(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _create_branch(store: GitStore, ref: str, branch: str) -> str:
-    """Create ``ref`` at a new parentless commit with an empty tree (GitError(temporary) when another
-    writer created it first), and return that commit."""
+def _create_branch(
+    store: GitStore, ref: str, branch: str, changes: Mapping[str, bytes | None], message: str
+) -> str:
+    """Create ``ref`` at its first record: a parentless commit with an empty tree, the record on top of it
+    (on a staging ref), and only then the branch, at the record. A reader polling the branch (the daemon)
+    never sees it without its snapshots: an empty status would make every cluster unreported, and the
+    fleet would be re-rendered twice. GitError(temporary) when another writer created the branch first."""
     git = store.runner
     tree = git.run(["mktree"], operation="mktree", what="an empty tree", stdin=b"").stdout.decode().strip()
     # the tool's own identity when the user has none, as GitStore.commit does
@@ -161,14 +169,20 @@ def _create_branch(store: GitStore, ref: str, branch: str) -> str:
         what=f"the first commit of {branch}",
         env=fallback,
     )
+    staging = f"{TEMPORARY_REF_PREFIX}status-{os.getpid()}-{secrets.token_hex(4)}"
+    git.run(["update-ref", staging, root, ""], operation="update-ref", what=f"creating {staging}")
+    try:
+        first = store.commit(parent=root, ref=staging, changes=changes, message=message) or root
+    finally:
+        git.run(["update-ref", "-d", staging], operation="update-ref", what=f"deleting {staging}")
     created = git.run(
-        ["update-ref", "-m", f"gitops-karmada: create {branch}", ref, root, ""],
+        ["update-ref", "-m", f"gitops-karmada: create {branch}", ref, first, ""],
         operation="update-ref",
         what=f"creating {ref}",
         ok_codes=range(256),
     )
     if created.returncode == 0:
-        return root
+        return first
     if store.try_resolve(ref) is not None:
         raise GitError("update-ref", f"another writer created {ref} meanwhile", temporary=True)
     raise git_error("update-ref", f"creating {ref}", created.stderr)

@@ -91,6 +91,16 @@ def test_the_branch_is_created_from_a_root_commit_with_an_empty_tree(fleet: Path
     assert list(tree_files(fleet, REF)) == ["clusters/member1.yaml"]
 
 
+def test_the_branch_first_appears_with_its_snapshots(fleet: Path) -> None:
+    """A daemon polling the branch must never see it empty (every cluster unreported, the whole fleet
+    re-rendered, then re-rendered again at the first real record): the ref is created at the record."""
+    git(fleet, "config", "core.logAllRefUpdates", "always")
+    commit = record_snapshots(GitStore.open(fleet), BRANCH, [snapshot("member1")], "collect member1")
+    moves = git(fleet, "reflog", "show", "--format=%H", REF).splitlines()
+    assert moves == [commit], "one update: the branch was created at the record, never at the empty root"
+    assert git(fleet, "for-each-ref", "refs/gitops-karmada/") == "", "no staging ref left behind"
+
+
 def test_a_second_record_goes_on_top_and_unchanged_snapshots_make_no_commit(fleet: Path) -> None:
     store = GitStore.open(fleet)
     first = record_snapshots(store, BRANCH, [snapshot("member1")], "one")

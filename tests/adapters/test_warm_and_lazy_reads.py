@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_store import GitStore
@@ -19,11 +20,13 @@ from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.loading import decode
 from gitops_karmada.core.state_index import IndexLines, parse_index
-from tests.builders import deployment, pp_doc
+from gitops_karmada.reconcile import reconcile
+from tests.builders import cluster_doc, deployment, pp_doc
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
 POLICY = pp_doc(
@@ -150,3 +153,26 @@ def test_decoded_memory_holds_what_the_run_read(tmp_path: Path) -> None:
 
     again = decode_inputs(None, blobs, unread, memory)  # type: ignore[arg-type]
     assert again == first
+
+
+def test_a_run_that_redoes_every_template_reads_their_records_in_one_batch(tmp_path: Path) -> None:
+    """An inventory or status change redoes the whole fleet: its records are read with one git process,
+    not one each (5,000 processes made the first status run at fleet M take 60 s instead of 40 s)."""
+    repo = fleet(tmp_path)
+    repo.write("inventory/member1.yaml", cluster_doc("member1", labels={"env": "prod", "tier": "gold"}))
+    repo.commit("a label on member1: every fingerprint changes")
+    state = read_commit(GitStore.open(repo.path), "HEAD")
+    reads: list[list[str]] = []
+    read_state = state.request.read_state
+    assert read_state is not None
+
+    def counted(paths: Sequence[str]) -> Mapping[str, bytes]:
+        reads.append(list(paths))
+        return read_state(paths)
+
+    result = reconcile(replace(state.request, read_state=counted))
+    assert result.input_ok and not any(o.reused for o in result.outcomes)
+    record_reads = [paths for paths in reads if any("/bindings/" in p for p in paths)]
+    assert [sorted(p.rpartition("/")[2] for p in paths) for paths in record_reads] == [
+        ["web-0.yaml", "web-1.yaml", "web-2.yaml"]
+    ]

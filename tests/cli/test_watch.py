@@ -48,6 +48,8 @@ def test_local_mode_reconciles_each_push_once_and_ignores_its_own_commits(tmp_pa
     assert any(e["msg"] == "stopped" for e in daemon.entries())
     entries = [e for e in daemon.entries() if e.get("logger") == "watch" and e.get("result") == "committed"]
     assert entries and all("source" in e and "durationSeconds" in e for e in entries)
+    # how much each run redid: the whole fleet at first, then the one template the push changed
+    assert entries[0]["redone"] >= 1 and entries[1]["redone"] == 1, entries
 
 
 def test_a_burst_of_commits_is_one_run_of_the_newest(tmp_path: Path) -> None:

@@ -204,7 +204,9 @@ class Worker:
             self.metrics.last_success.set(time.time())
             lag = time.time() - self.store.commit_time(outcome.source).timestamp()
             self.metrics.lag.set(max(lag, 0.0))
-        log.bind(result=kind.value, commit=outcome.commit or "", pushed=outcome.pushed).info(
+        # how much of the fleet the run redid: a large number for a small change says where the time went
+        redone = sum(1 for o in result.outcomes if not o.reused) if result is not None else 0
+        log.bind(result=kind.value, commit=outcome.commit or "", pushed=outcome.pushed, redone=redone).info(
             "reconciled {}: {}{}",
             outcome.source[:12],
             kind.value,
