@@ -50,6 +50,7 @@ from gitops_karmada.action.publish import (
 from gitops_karmada.action.reconcile import run_reconcile
 from gitops_karmada.action.settings import ActionSettings, Mode, SettingsError, read_settings
 from gitops_karmada.action.verify import run_verify
+from gitops_karmada.adapters.gc_tuning import tune_garbage_collector
 from gitops_karmada.adapters.github import GitHubClient, is_permission_denied
 from gitops_karmada.model.errors import GitHubError
 
@@ -248,4 +249,5 @@ def main(env: Mapping[str, str] | None = None) -> int:
 
 
 def entry_point() -> None:
+    tune_garbage_collector()
     sys.exit(main())

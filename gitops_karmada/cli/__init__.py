@@ -11,6 +11,7 @@ import click
 from loguru import logger
 
 from gitops_karmada import __version__
+from gitops_karmada.adapters.gc_tuning import tune_garbage_collector
 from gitops_karmada.cli.collect import collect_command
 from gitops_karmada.cli.completion import completion_command
 from gitops_karmada.cli.demo import demo
@@ -76,6 +77,7 @@ cli.add_command(collect_command)
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: domain errors become one line on stderr and exit code 1."""
+    tune_garbage_collector()
     try:
         # without standalone mode click returns the code of a ctx.exit()/Exit(n) instead of exiting
         code = cli.main(args=argv, prog_name="gitops-karmada", standalone_mode=False)
