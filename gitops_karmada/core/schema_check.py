@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import jsonschema
+import jsonschema_rs
 
 from gitops_karmada.core.yaml_input import load_yaml_documents
 from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, error
@@ -233,6 +234,10 @@ class SchemaChecker:
     _validators: dict[tuple[Any, ...], tuple[str, jsonschema.protocols.Validator | SchemaProblem] | None] = (
         field(default_factory=dict)
     )
+    _gates: dict[tuple[Any, ...], jsonschema_rs.Validator | None] = field(default_factory=dict)
+    """A compiled (Rust) validator per schema: it says only valid or not, hundreds of times faster; a
+    manifest it passes has no problems, one it fails is checked again for the problems themselves."""
+    _registries: dict[int, tuple[Any, jsonschema_rs.Registry]] = field(default_factory=dict)
 
     def version_for(self, reported: str) -> tuple[int, int] | None:
         """The schema version to check a cluster reporting ``reported`` against: the newest available that
@@ -260,11 +265,29 @@ class SchemaChecker:
         name, validator = compiled
         if isinstance(validator, SchemaProblem):
             return SchemaVerdict(name, (validator,))
+        gate = self._gates.get(key)
+        if gate is not None and _passes(gate, body):
+            return SchemaVerdict(name)
         try:
             return SchemaVerdict(name, _problems(validator, body))
         except (jsonschema.exceptions.SchemaError, jsonschema.exceptions.UnknownType, TypeError) as err:
             # a schema the metaschema accepts but that cannot be applied (a CRD's, typically)
             return SchemaVerdict(name, (SchemaProblem("", f"the {name} schema cannot be applied: {err}"),))
+
+    def _gate(self, schema: dict[str, Any], registry: Registry[Any] | None) -> jsonschema_rs.Validator | None:
+        """The Rust validator of ``schema`` with the references of ``registry``; None when it cannot take
+        them (the Python validator then checks every manifest)."""
+        try:
+            if registry is None:
+                return jsonschema_rs.Draft202012Validator(schema)
+            held = self._registries.get(id(registry))
+            if held is None:
+                # the shared Kubernetes definitions (1.3 MB): converted once per version, not per kind
+                resources = [(uri, registry.contents(uri)) for uri in registry]
+                held = self._registries[id(registry)] = (registry, jsonschema_rs.Registry(resources))
+            return jsonschema_rs.Draft202012Validator(schema, registry=held[1])
+        except (ValueError, TypeError, jsonschema_rs.ReferencingError):
+            return None
 
     def _validator(
         self, api_version: str, kind: str, version: tuple[int, int] | None
@@ -281,15 +304,25 @@ class SchemaChecker:
                 return name, SchemaProblem(
                     "", f"the schema of {name} is invalid at {where or '/'}: {err.message}"
                 )
+            self._gates[(api_version, kind, version)] = self._gate(crd[1], None)
             return name, jsonschema.Draft202012Validator(crd[1])
         if self.native is None or version is None:
             return None
         resource = self.native.schema(version, api_version, kind, strict=self.strict)
         if resource is None:
             return None
-        registry = resource @ self.native.registry(version, strict=self.strict)
+        shared = self.native.registry(version, strict=self.strict)
+        registry = resource @ shared
         validator = jsonschema.Draft202012Validator(resource.contents, registry=registry)
+        self._gates[(api_version, kind, version)] = self._gate(resource.contents, shared)
         return f"Kubernetes {version[0]}.{version[1]}", validator
+
+
+def _passes(gate: jsonschema_rs.Validator, body: Mapping[str, Any]) -> bool:
+    try:
+        return gate.is_valid(body)
+    except (ValueError, TypeError):  # a value JSON has no type for: the Python validator says what
+        return False
 
 
 def schema_checker(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
 
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.core.schema_check import (
@@ -166,3 +168,67 @@ def test_an_invalid_crd_schema_fails_its_resources_with_a_clear_problem(
     assert verdict.checked_against == "CustomResourceDefinition widgets.example.com"
     assert len(verdict.problems) == 1 and said in verdict.problems[0].message
     assert "the schema of CustomResourceDefinition widgets.example.com" in verdict.problems[0].message
+
+
+# -- the Rust gate agrees with jsonschema -----------------------------------------------------------------
+
+_JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["", "3", "50%", "Always", "TCP", "nginx:1", "1Gi", "2026-01-02T03:04:05Z"]),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["a", "name", "x"]), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+def _leaves(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(value, dict):
+        return [path, *(p for key, item in value.items() for p in _leaves(item, (*path, key)))]
+    if isinstance(value, list):
+        return [path, *(p for i, item in enumerate(value) for p in _leaves(item, (*path, i)))]
+    return [path]
+
+
+def _mutated(body: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
+    """``body`` with a few fields replaced by arbitrary JSON, added, or deleted."""
+    for _ in range(data.draw(st.integers(1, 3))):
+        # apiVersion and kind choose the schema: they stay
+        paths = [p for p in _leaves(body) if p and p[0] not in ("apiVersion", "kind")]
+        path = data.draw(st.sampled_from(paths))
+        parent: Any = body
+        for part in path[:-1]:
+            parent = parent[part]
+        action = data.draw(st.sampled_from(["replace", "add", "delete"]))
+        if action == "replace":
+            parent[path[-1]] = data.draw(_JSON_VALUES)
+        elif action == "add" and isinstance(parent, dict):
+            parent[data.draw(st.sampled_from(["extra", "replicas", "name", "value", "protocol"]))] = (
+                data.draw(_JSON_VALUES)
+            )
+        elif isinstance(parent, dict):
+            del parent[path[-1]]
+    return body
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), strict=st.booleans(), version=st.sampled_from(["v1.25.0", "v1.31.0", ""]))
+def test_the_rust_gate_passes_exactly_the_manifests_jsonschema_finds_no_problem_in(
+    data: st.DataObject, strict: bool, version: str
+) -> None:
+    """The gate only saves time: a manifest it passes must be one the Python validator passes too (else a
+    problem would go unreported), and one it fails must have problems to report."""
+    checker = _checker(strict=strict)
+    body = _mutated(deployment("web", replicas=3), data)
+    verdict = checker.check(body, version)
+    key = ("apps/v1", "Deployment", checker.version_for(version))
+    gate, (_, validator) = checker._gates[key], checker._validators[key]
+    assert gate is not None, "every packaged schema compiles in Rust"
+    assert not isinstance(validator, SchemaProblem)
+    python_valid = not any(True for _ in validator.iter_errors(body))
+    event("valid" if python_valid else "invalid")
+    assert gate.is_valid(body) == python_valid
+    assert (verdict.problems == ()) == python_valid
