@@ -225,8 +225,9 @@ def test_the_rust_gate_passes_exactly_the_manifests_jsonschema_finds_no_problem_
     body = _mutated(deployment("web", replicas=3), data)
     verdict = checker.check(body, version)
     key = ("apps/v1", "Deployment", checker.version_for(version))
-    gate, (_, validator) = checker._gates[key], checker._validators[key]
-    assert gate is not None, "every packaged schema compiles in Rust"
+    gate, compiled = checker._gates[key], checker._validators[key]
+    assert gate is not None and compiled is not None, "every packaged schema compiles in Rust"
+    validator = compiled[1]
     assert not isinstance(validator, SchemaProblem)
     python_valid = not any(True for _ in validator.iter_errors(body))
     event("valid" if python_valid else "invalid")
