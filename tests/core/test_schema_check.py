@@ -198,6 +198,8 @@ def _mutated(body: dict[str, Any], data: st.DataObject) -> dict[str, Any]:
     for _ in range(data.draw(st.integers(1, 3))):
         # apiVersion and kind choose the schema: they stay
         paths = [p for p in _leaves(body) if p and p[0] not in ("apiVersion", "kind")]
+        if not paths:
+            break
         path = data.draw(st.sampled_from(paths))
         parent: Any = body
         for part in path[:-1]:
