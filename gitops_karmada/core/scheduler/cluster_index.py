@@ -9,15 +9,17 @@ an implementation detail and never changes an answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from gitops_karmada.model.base import Taint, TaintEffect
 from gitops_karmada.model.errors import InputError
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable, Iterator, Sequence
+    from collections.abc import Callable, Hashable, Iterator, Sequence
 
     from gitops_karmada.model.clusters import Cluster
+
+_T = TypeVar("_T")
 
 NOT_READY_TAINT_KEY = "cluster.karmada.io/not-ready"
 UNREACHABLE_TAINT_KEY = "cluster.karmada.io/unreachable"
@@ -90,7 +92,7 @@ class ClusterFacts:
 class ClusterIndex:
     """The fleet as the scheduler sees it: clusters in input order, their facts, and an estimate memo."""
 
-    __slots__ = ("_by_name", "_facts", "_memo")
+    __slots__ = ("_by_name", "_facts", "_memo", "_shared")
 
     def __init__(self, clusters: Sequence[Cluster]) -> None:
         facts = tuple(ClusterFacts.of(c) for c in clusters)
@@ -102,6 +104,7 @@ class ClusterIndex:
         self._facts = facts
         self._by_name = by_name
         self._memo: dict[Hashable, dict[str, Any]] = {}
+        self._shared: dict[tuple[int, Hashable], tuple[object, Any]] = {}
 
     def __iter__(self) -> Iterator[ClusterFacts]:
         return iter(self._facts)
@@ -114,6 +117,15 @@ class ClusterIndex:
 
     def facts(self, name: str) -> ClusterFacts:
         return self._by_name[name]
+
+    def shared(self, owner: object, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """``compute()`` once per (``owner`` by identity, ``key``) while the index lives. ``owner`` is held,
+        so no other object can take its id meanwhile; it need not be hashable (a policy's placement)."""
+        slot = (id(owner), key)
+        found = self._shared.get(slot)
+        if found is None:
+            found = self._shared[slot] = (owner, compute())
+        return cast("_T", found[1])
 
     def memo_table(self, key: Hashable) -> dict[str, Any]:
         """A cache of per-cluster answers that depend only on ``key`` and the cluster (by name)."""

@@ -215,7 +215,15 @@ def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> Schedul
         previous_clusters=run.previous_names,
         evicted_clusters=request.evicted_clusters,
     )
-    verdicts = tuple(run_filters(facts, given) for facts in run.index)
+    # The filters read only ``given``: a function of the policy's placement (shared by every template the
+    # policy claims), the kind, the observed term and the previous and evicted clusters. So the templates of
+    # one policy share the verdicts of its 50 clusters instead of each filtering them again.
+    verdicts = run.index.shared(
+        request.placement,
+        ("filters", given.api_version, given.kind, observed_name, _is_workload(request),
+         given.previous_clusters, given.evicted_clusters),
+        lambda: tuple(run_filters(facts, given) for facts in run.index),
+    )  # fmt: skip
     feasible = [facts for facts, verdict in zip(run.index, verdicts, strict=True) if verdict.fits]
     if not feasible:
         error = FitError(fit_error_message(len(run.index), verdicts))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -501,3 +502,31 @@ def test_failed_schedules_are_explained_term_by_term() -> None:
     assert attempts[0]["division"]["weights"] == [
         {"cluster": "member3", "weight": 2, "source": "allocatable replicas (scale up)"}
     ]
+
+
+def test_the_templates_of_one_policy_share_its_filter_verdicts() -> None:
+    """Per policy, not per template: requests with the policy's placement object, the same kind and the same
+    previous and evicted clusters reuse the verdicts; any of those different filters again, and every
+    answer equals what a fresh index gives."""
+    index = ClusterIndex(_fleet())
+    placement = Placement.model_validate(
+        {"clusterAffinity": {"labelSelector": {"matchLabels": {"env": "prod"}}}}
+    )
+
+    def on(shared_placement: Placement, **extra: Any) -> ScheduleRequest:
+        return replace(_request({}, **extra), placement=shared_placement)
+
+    def verdicts(request: ScheduleRequest) -> tuple[Any, ...]:
+        shared = schedule(request, index, gates={})
+        alone = schedule(request, _fleet(), gates={})
+        assert shared == alone
+        return shared.explanation.attempts[0].verdicts
+
+    first = verdicts(on(placement))
+    assert verdicts(on(placement, replicas=9, key=replace(DEPLOYMENT, name="api"))) is first
+    assert verdicts(on(Placement.model_validate(placement.model_dump()))) is not first
+    assert verdicts(on(placement, key=CONFIGMAP, replicas=0, cpu=None)) is not first
+    moved = verdicts(on(placement, previous_clusters=(TargetCluster(name="member3", replicas=1),)))
+    assert moved is not first
+    evicted = verdicts(on(placement, evicted_clusters=frozenset({"member1"})))
+    assert evicted is not first and "member1" in {v.cluster for v in evicted if not v.fits}
