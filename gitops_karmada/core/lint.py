@@ -9,7 +9,9 @@ errors). Pure.
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING
+import functools
+import typing
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -151,11 +153,39 @@ def _label_selectors(value: object, field: str) -> Iterator[tuple[str, LabelSele
         if value.problem is not None:
             yield field, value
     elif isinstance(value, BaseModel):
-        for name, info in type(value).model_fields.items():
-            yield from _label_selectors(getattr(value, name), f"{field}.{info.alias or name}")
+        for name, alias in _selector_fields(type(value)):
+            yield from _label_selectors(getattr(value, name), f"{field}.{alias}")
     elif isinstance(value, tuple | list):
         for i, item in enumerate(value):
             yield from _label_selectors(item, f"{field}[{i}]")
+
+
+@functools.cache
+def _selector_fields(model: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """(attribute, camelCase name) of the fields of ``model`` whose type can hold a LabelSelector: every
+    run walks every policy, and most fields (overriders, spread constraints, names) never hold one."""
+    return tuple(
+        (name, info.alias or name)
+        for name, info in model.model_fields.items()
+        if _reaches_selector(info.annotation)
+    )
+
+
+def _reaches_selector(annotation: object) -> bool:
+    """Whether a value of type ``annotation`` can contain a LabelSelector (``Any``: it can)."""
+    stack, seen = [annotation], set()
+    while stack:
+        kind = stack.pop()
+        if kind is Any or kind is object or (isinstance(kind, type) and issubclass(kind, LabelSelector)):
+            return True
+        if id(kind) in seen:
+            continue
+        seen.add(id(kind))
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            stack.extend(info.annotation for info in kind.model_fields.values())
+        else:
+            stack.extend(typing.get_args(kind))
+    return False
 
 
 def unknown_cluster_names(inputs: Inputs) -> Iterator[Diagnostic]:

@@ -396,3 +396,37 @@ def test_validate_worktree_checks_files_before_they_are_committed(tmp_path: Path
     repo.cli("validate")
     done = repo.cli("validate", "--worktree", check=1)
     assert "b.yaml[0] metadata.name" in done.stderr
+
+
+def test_invalid_label_selectors_are_found_wherever_a_policy_can_hold_one() -> None:
+    """The lint walks only the fields whose type can hold a selector; none of those is skipped."""
+    config, _ = load_config(None)
+    bad = "{matchLabels: {'': x}}"
+    text = (
+        PP_HEAD + "spec:\n  resourceSelectors:\n  - {apiVersion: apps/v1, kind: Deployment}\n"
+        "  placement:\n"
+        f"    clusterAffinities:\n    - affinityName: first\n      labelSelector: {bad}\n"
+        "    replicaScheduling:\n      replicaSchedulingType: Divided\n"
+        "      replicaDivisionPreference: Weighted\n      weightPreference:\n        staticWeightList:\n"
+        f"        - targetCluster: {{labelSelector: {bad}}}\n          weight: 1\n"
+        "---\napiVersion: policy.karmada.io/v1alpha1\nkind: OverridePolicy\n"
+        "metadata: {name: op, namespace: shop}\n"
+        f"spec:\n  resourceSelectors:\n  - {{apiVersion: apps/v1, kind: Deployment, labelSelector: {bad}}}\n"
+        f"  overrideRules:\n  - targetCluster: {{labelSelector: {bad}}}\n"
+        "    overriders:\n      plaintext:\n      - {path: /spec/replicas, operator: replace, value: 2}\n"
+    )
+    result = load({"bad.yaml": text.encode()}, config)
+    assert result.ok, result.diagnostics
+    index = PolicyIndex.build(result.inputs.propagation_policies, result.inputs.cluster_propagation_policies)
+    fields = {
+        str(d).split(": invalid label selector")[0]
+        for d in cross_object_warnings(result.inputs, index)
+        if "invalid label selector" in str(d)
+    }
+    assert fields == {
+        "bad.yaml[0] spec.placement.clusterAffinities[0].labelSelector",
+        "bad.yaml[0] spec.placement.replicaScheduling.weightPreference.staticWeightList[0].targetCluster"
+        ".labelSelector",
+        "bad.yaml[1] spec.resourceSelectors[0].labelSelector",
+        "bad.yaml[1] spec.overrideRules[0].targetCluster.labelSelector",
+    }
