@@ -476,12 +476,11 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
 
     # Templates no other template requires can be judged now; the records of those to redo are read in one
     # batch (one git process, not one per record: a status or inventory change redoes the whole fleet).
-    judged = {
-        t.key.identity: (fingerprint, reusable(t, fingerprint))
-        for t in templates
-        if t.key.identity not in requirers
-        for fingerprint in (fingerprint_of(t, ()),)
-    }
+    judged: dict[Identity, tuple[str, IndexEntry | None]] = {}
+    for template in templates:
+        if template.key.identity not in requirers:
+            fingerprint = fingerprint_of(template, ())
+            judged[template.key.identity] = (fingerprint, reusable(template, fingerprint))
     previous.bindings(ident for ident, (_, entry) in judged.items() if entry is None)
     done: dict[Identity, TemplateOutcome] = {}
     progress = request.progress or (lambda _done, _total: None)
