@@ -92,7 +92,7 @@ class ClusterFacts:
 class ClusterIndex:
     """The fleet as the scheduler sees it: clusters in input order, their facts, and an estimate memo."""
 
-    __slots__ = ("_by_name", "_facts", "_memo", "_shared")
+    __slots__ = ("_by_name", "_facts", "_memo", "_remembered", "_shared")
 
     def __init__(self, clusters: Sequence[Cluster]) -> None:
         facts = tuple(ClusterFacts.of(c) for c in clusters)
@@ -105,6 +105,7 @@ class ClusterIndex:
         self._by_name = by_name
         self._memo: dict[Hashable, dict[str, Any]] = {}
         self._shared: dict[tuple[int, Hashable], tuple[object, Any]] = {}
+        self._remembered: dict[Hashable, tuple[object, Any]] = {}
 
     def __iter__(self) -> Iterator[ClusterFacts]:
         return iter(self._facts)
@@ -125,6 +126,14 @@ class ClusterIndex:
         found = self._shared.get(slot)
         if found is None:
             found = self._shared[slot] = (owner, compute())
+        return cast("_T", found[1])
+
+    def remembered(self, key: Hashable, compute: Callable[[], _T], *, hold: object = None) -> _T:
+        """``compute()`` once per ``key`` (by value) while the index lives. ``hold`` is kept with the answer:
+        pass the objects whose ids are part of ``key``, so no other object can take their ids meanwhile."""
+        found = self._remembered.get(key)
+        if found is None:
+            found = self._remembered[key] = (hold, compute())
         return cast("_T", found[1])
 
     def memo_table(self, key: Hashable) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from gitops_karmada.core.scheduler.spread import (
     select_best_clusters,
     sort_clusters,
 )
+from gitops_karmada.core.scheduler.webster import is_uid_hash_odd
 from gitops_karmada.model.bindings import Component, ComponentAssignment, ReplicaRequirements, TargetCluster
 from gitops_karmada.model.config import KARMADA_DEFAULT_GATES, FeatureGate
 from gitops_karmada.model.policies import Placement, SpreadFieldValue
@@ -135,7 +136,7 @@ def schedule(
     )
     terms = run.placement.cluster_affinities
     if not terms:
-        attempt = _attempt(run, request.observed_affinity_name, term_name=None)
+        attempt = _shared_attempt(run, request.observed_affinity_name, term_name=None)
         return _result(run, (attempt,), attempt, request.observed_affinity_name, affinity_start="")
     names = [t.affinity_name for t in terms]
     if request.reschedule:
@@ -149,7 +150,7 @@ def schedule(
         why += f" (earlier terms {', '.join(repr(n) for n in names[:start])} are not retried)"
     attempts: list[ScheduleAttempt] = []
     for term in terms[start:]:
-        attempt = _attempt(run, term.affinity_name, term_name=term.affinity_name)
+        attempt = _shared_attempt(run, term.affinity_name, term_name=term.affinity_name)
         attempts.append(attempt)
         if attempt.succeeded:
             return _result(run, tuple(attempts), attempt, term.affinity_name, affinity_start=why)
@@ -201,6 +202,38 @@ def is_component_set_scheduling(placement: Placement, components: Sequence[Compo
     return any(
         c.spread_by_field is SpreadFieldValue.CLUSTER and c.min_groups == 1 and c.max_groups == 1
         for c in placement.spread_constraints
+    )
+
+
+def _shared_attempt(run: _Run, observed_name: str, *, term_name: str | None) -> ScheduleAttempt:
+    """``_attempt``, computed once per distinct input while the index lives.
+
+    An attempt reads no more than the key below: the placement's content, the template's kind, demand,
+    previous result and evictions, the parity of its UID's hash (Webster's tie-breaker is all the UID
+    decides), the gates, the estimators and the fleet (the index). So templates that ask the same of the
+    same fleet (the templates of one policy, or of policies with equal placements) share one attempt.
+    """
+    request = run.request
+    placement = request.placement
+    key = (
+        run.index.shared(placement, ("content",), placement.model_dump_json),
+        request.key.api_version,
+        request.key.kind,
+        observed_name,
+        term_name,
+        request.replicas,
+        None if request.replica_requirements is None else request.replica_requirements.model_dump_json(),
+        tuple(c.model_dump_json() for c in request.components),
+        request.previous_clusters,
+        request.reschedule,
+        request.evicted_clusters,
+        is_uid_hash_odd(request.tie_break_uid),
+        tuple(sorted(run.gates.items())),
+        run.enable_empty_workload_propagation,
+        tuple(map(id, run.estimators)),
+    )
+    return run.index.remembered(
+        key, lambda: _attempt(run, observed_name, term_name=term_name), hold=tuple(run.estimators)
     )
 
 

@@ -15,6 +15,7 @@ from gitops_karmada.core.scheduler import (
     schedule,
 )
 from gitops_karmada.core.scheduler.schedule import SUCCESS_MESSAGE
+from gitops_karmada.core.scheduler.webster import is_uid_hash_odd
 from gitops_karmada.model.bindings import Component, ReplicaRequirements, TargetCluster
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.keys import ObjectKey
@@ -524,9 +525,54 @@ def test_the_templates_of_one_policy_share_its_filter_verdicts() -> None:
 
     first = verdicts(on(placement))
     assert verdicts(on(placement, replicas=9, key=replace(DEPLOYMENT, name="api"))) is first
-    assert verdicts(on(Placement.model_validate(placement.model_dump()))) is not first
+    # an equal placement in another object (another policy) filters again, unless the whole attempt is shared
+    assert verdicts(on(Placement.model_validate(placement.model_dump()), replicas=7)) is not first
     assert verdicts(on(placement, key=CONFIGMAP, replicas=0, cpu=None)) is not first
     moved = verdicts(on(placement, previous_clusters=(TargetCluster(name="member3", replicas=1),)))
     assert moved is not first
     evicted = verdicts(on(placement, evicted_clusters=frozenset({"member1"})))
     assert evicted is not first and "member1" in {v.cluster for v in evicted if not v.fits}
+
+
+def test_requests_that_ask_the_same_of_the_fleet_share_one_attempt() -> None:
+    """Content, not identity: another template, another policy object with an equal placement, a UID of the
+    same hash parity give the very same attempt; anything an attempt reads makes a new one; every answer
+    equals what a fresh index gives."""
+    index = ClusterIndex(_fleet())
+    dynamic = {"replicaScheduling": DYNAMIC}
+    even, odd = "", "b"  # FNV-1a-32 of "b" is odd: Webster breaks ties by name descending
+    assert is_uid_hash_odd(odd) and not is_uid_hash_odd(even)
+
+    def attempt(request: ScheduleRequest, gates: dict[FeatureGate, bool] | None = None, **kwargs: Any) -> Any:
+        shared = schedule(request, index, gates=gates or {}, **kwargs)
+        assert shared == schedule(request, _fleet(), gates=gates or {}, **kwargs)
+        return shared.explanation.attempts[0]
+
+    first = attempt(_request(dynamic, replicas=3))
+    assert attempt(_request(dynamic, replicas=3, key=replace(DEPLOYMENT, name="api"))) is first
+    assert attempt(_request(dynamic, replicas=3, tie_break_uid="a")) is first
+    different = [
+        _request(dynamic, replicas=4),
+        _request(dynamic, replicas=3, tie_break_uid=odd),
+        _request(dynamic, replicas=3, cpu="2"),
+        _request(
+            dynamic,
+            replicas=3,
+            replica_requirements=ReplicaRequirements.model_validate(
+                {"resourceRequest": {"cpu": "1"}, "nodeClaim": {"nodeSelector": {"disk": "ssd"}}}
+            ),
+        ),
+        _request(dynamic, replicas=3, previous_clusters=(TargetCluster(name="member1", replicas=3),)),
+        _request(dynamic, replicas=3, reschedule=True),
+        _request(dynamic, replicas=3, evicted_clusters=frozenset({"member2"})),
+        _request(dynamic, replicas=3, key=replace(DEPLOYMENT, kind="StatefulSet")),
+        _request({"replicaScheduling": AGGREGATED}, replicas=3),
+    ]
+    seen = [attempt(request) for request in different]
+    assert all(a is not first for a in seen) and len({id(a) for a in seen}) == len(seen)
+    with_estimator = attempt(_request(dynamic, replicas=3), estimators=[FixedEstimator({"member1": 1})])
+    assert with_estimator is not first
+    gated = attempt(
+        _request(dynamic, replicas=3), gates={FeatureGate.CUSTOMIZED_CLUSTER_RESOURCE_MODELING: False}
+    )
+    assert gated is not first
