@@ -72,6 +72,11 @@ class CommittedOutputs(Mapping[str, str]):
             return self.listing().get(path)
         if self._lookup is None:
             self._lookup = PathLookup(self._store.runner, self._commit)
+            if self._lookup.entry(self._prefix.rstrip("/")) is None:
+                # no folder at all (a first run): nothing to list, nothing to ask path by path
+                self._listing = {}
+                self.close()
+                return None
         oid = self._known[path] = self._lookup.oid(path)
         return oid
 

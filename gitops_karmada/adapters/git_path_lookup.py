@@ -52,6 +52,11 @@ class PathLookup:
         return "\n" not in path and not path.startswith(("./", "../")) and path not in (".", "..")
 
     def oid(self, path: str) -> str | None:
+        found = self.entry(path)
+        return found[0] if found is not None and found[1] == "blob" else None
+
+    def entry(self, path: str) -> tuple[str, str] | None:
+        """(object id, object type) at ``path``, or None when there is no entry."""
         stdin, stdout = self._process.stdin, self._process.stdout
         assert stdin is not None and stdout is not None
         try:
@@ -67,7 +72,7 @@ class PathLookup:
             return None
         if len(fields) != 2:
             raise GitError("cat-file", f"unexpected reply for {path}: {reply[:200]!r}")
-        return fields[0].decode("ascii") if fields[1] == b"blob" else None
+        return fields[0].decode("ascii"), fields[1].decode("ascii")
 
     def _failed(self, what: str) -> GitError:
         self._stderr.seek(0)

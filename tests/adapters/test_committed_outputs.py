@@ -14,6 +14,7 @@ import pytest
 
 from gitops_karmada.adapters import committed_outputs
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
+from gitops_karmada.adapters.git_path_lookup import PathLookup
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.git_tree import EntryKind
 from tests.gitrepos import git, make_repo
@@ -103,3 +104,27 @@ def test_a_nested_folder_and_an_empty_one(tmp_path: Path) -> None:
     assert nested.shallow(5) == frozenset()
     missing = CommittedOutputs(store, store.resolve("HEAD"), "clusters")
     assert missing.counts() == {} and missing.shallow(4) == frozenset() and dict(missing) == {}
+
+
+def test_a_commit_without_the_folder_answers_every_lookup_from_one_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first run asks about every path it writes: with no folder in the commit the answer is known after one
+    lookup of the folder itself, so no path is asked one by one and no listing is made."""
+    repo = make_repo(tmp_path / "repo", {"apps/web.yaml": "kind: Deployment\n", "clusters-not/x.yaml": "x\n"})
+    store = GitStore.open(repo)
+    outputs = CommittedOutputs(store, store.resolve("HEAD"), "clusters")
+    asked: list[str] = []
+    original = PathLookup.entry
+
+    def counted(self: PathLookup, path: str) -> tuple[str, str] | None:
+        asked.append(path)
+        return original(self, path)
+
+    monkeypatch.setattr(PathLookup, "entry", counted)
+    monkeypatch.setattr(GitStore, "list_tree_raw", lambda *_: pytest.fail("listed the folder"))
+    paths = [f"clusters/m{i}/ns/deployment.apps/web.yaml" for i in range(50)]
+    assert not any(p in outputs for p in paths)
+    assert outputs.get("clusters/m1/ns/deployment.apps/web.yaml") is None
+    assert asked == ["clusters"]
+    assert dict(outputs) == {} and outputs.counts() == {}
