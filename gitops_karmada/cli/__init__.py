@@ -11,30 +11,40 @@ import click
 from loguru import logger
 
 from gitops_karmada import __version__
-from gitops_karmada.adapters.gc_tuning import tune_garbage_collector
-from gitops_karmada.cli.collect import collect_command
-from gitops_karmada.cli.completion import completion_command
-from gitops_karmada.cli.demo import demo
-from gitops_karmada.cli.describe import describe_command
-from gitops_karmada.cli.diff import diff_command
-from gitops_karmada.cli.explain import explain
-from gitops_karmada.cli.get import get_command
-from gitops_karmada.cli.history import history_command
-from gitops_karmada.cli.interpret import interpret
+from gitops_karmada.adapters.gc_tuning import freeze_imports, tune_garbage_collector
+from gitops_karmada.cli.lazy_group import LazyGroup
 from gitops_karmada.cli.logs import configure_logging, logging_format
-from gitops_karmada.cli.reconcile import reconcile_command
-from gitops_karmada.cli.render import render
-from gitops_karmada.cli.reschedule import reschedule
-from gitops_karmada.cli.rollback import rollback_command
-from gitops_karmada.cli.simulate import simulate_command
-from gitops_karmada.cli.trace import trace_command
-from gitops_karmada.cli.validate import validate
-from gitops_karmada.cli.verify import verify_command
-from gitops_karmada.cli.watch import watch_command
 from gitops_karmada.model.errors import GitopsKarmadaError
 
+VERBS = {
+    "collect": "gitops_karmada.cli.collect:collect_command",
+    "completion": "gitops_karmada.cli.completion:completion_command",
+    "demo": "gitops_karmada.cli.demo:demo",
+    "describe": "gitops_karmada.cli.describe:describe_command",
+    "diff": "gitops_karmada.cli.diff:diff_command",
+    "explain": "gitops_karmada.cli.explain:explain",
+    "get": "gitops_karmada.cli.get:get_command",
+    "history": "gitops_karmada.cli.history:history_command",
+    "interpret": "gitops_karmada.cli.interpret:interpret",
+    "reconcile": "gitops_karmada.cli.reconcile:reconcile_command",
+    "render": "gitops_karmada.cli.render:render",
+    "reschedule": "gitops_karmada.cli.reschedule:reschedule",
+    "rollback": "gitops_karmada.cli.rollback:rollback_command",
+    "simulate": "gitops_karmada.cli.simulate:simulate_command",
+    "trace": "gitops_karmada.cli.trace:trace_command",
+    "validate": "gitops_karmada.cli.validate:validate",
+    "verify": "gitops_karmada.cli.verify:verify_command",
+    "watch": "gitops_karmada.cli.watch:watch_command",
+}
+"""Verb → the command object; a verb's module is imported only when it runs (see ``lazy_group``)."""
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "GITOPS_KARMADA"})
+
+@click.group(
+    cls=LazyGroup,
+    verbs=VERBS,
+    imported=freeze_imports,
+    context_settings={"help_option_names": ["-h", "--help"], "auto_envvar_prefix": "GITOPS_KARMADA"},
+)
 @click.version_option(__version__, prog_name="gitops-karmada")
 @click.option(
     "--log-level",
@@ -53,26 +63,6 @@ from gitops_karmada.model.errors import GitopsKarmadaError
 def cli(log_level: str, logging_format: str) -> None:
     """Karmada's multi-cluster placement, reconciled over a Git repository."""
     configure_logging(log_level, logging_format)
-
-
-cli.add_command(validate)
-cli.add_command(render)
-cli.add_command(reconcile_command)
-cli.add_command(demo)
-cli.add_command(diff_command)
-cli.add_command(rollback_command)
-cli.add_command(history_command)
-cli.add_command(verify_command)
-cli.add_command(trace_command)
-cli.add_command(explain)
-cli.add_command(reschedule)
-cli.add_command(interpret)
-cli.add_command(watch_command)
-cli.add_command(completion_command)
-cli.add_command(get_command)
-cli.add_command(describe_command)
-cli.add_command(simulate_command)
-cli.add_command(collect_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,18 +11,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from loguru import logger
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
-from rich.text import Text
 
 from gitops_karmada.cli.logs import logging_format
 
@@ -60,15 +48,28 @@ def _json_events(what: str) -> Callback:
     return report
 
 
-class _RateColumn(ProgressColumn):
-    """Templates per second, once rich has measured a rate."""
-
-    def render(self, task: Task) -> Text:
-        return Text(f"{task.speed:,.0f}/s" if task.speed else "–/s")
-
-
 @contextmanager
 def _bar(what: str) -> Iterator[Callback]:
+    # rich is imported here: only a run on a terminal draws a bar, and the import costs 50 ms
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TaskID,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.text import Text
+
+    class _RateColumn(ProgressColumn):
+        """Templates per second, once rich has measured a rate."""
+
+        def render(self, task: Task) -> Text:
+            return Text(f"{task.speed:,.0f}/s" if task.speed else "–/s")
+
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),

@@ -36,10 +36,12 @@ def _output_option(command: click.Command) -> click.Option | None:
 
 
 def test_every_reporting_command_has_the_same_output_option() -> None:
-    with_output = {name for name, command in cli.commands.items() if _output_option(command) is not None}
+    with_output = {
+        name for name, command in cli.all_commands().items() if _output_option(command) is not None
+    }
     assert with_output >= REPORTING_COMMANDS
     for name in sorted(with_output):
-        option = _output_option(cli.commands[name])
+        option = _output_option(cli.all_commands()[name])
         assert option is not None
         assert option.opts == ["-o", "--output"] and option.name == "output_format", name
         assert isinstance(option.type, click.Choice)
