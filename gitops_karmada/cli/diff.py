@@ -18,6 +18,7 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
+from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.cli.logs import colour_wanted
 from gitops_karmada.cli.options import output_option
 from gitops_karmada.core.detector import ClaimState
@@ -185,16 +186,18 @@ def compare_sides(
 ) -> PlanDiff:
     """Read and render both sides, then compare them."""
     store = GitStore.open(repo) if base_path is None or head_path is None else None
+    # the two revisions share most input files: the second side reuses what loading made of the first's
+    warm = WarmState()
     if head_path is not None:
         head = read_checkout(head_path)
     else:
         assert store is not None
-        head = read_revision(store, head_rev or "HEAD")
+        head = read_revision(store, head_rev or "HEAD", warm)
     if base_path is not None:
         base = read_checkout(base_path)
     else:
         assert store is not None
-        base = read_revision(store, base_rev or default_base(store, head_rev or "HEAD"))
+        base = read_revision(store, base_rev or default_base(store, head_rev or "HEAD"), warm)
     return compare(base, head, guardrails)
 
 
@@ -212,11 +215,11 @@ def default_base(store: GitStore, head: str) -> str:
     return base
 
 
-def read_revision(store: GitStore, rev: str) -> DiffSide:
+def read_revision(store: GitStore, rev: str, warm: WarmState | None = None) -> DiffSide:
     """Render the commit ``rev`` incrementally: only templates whose inputs changed since its last
     reconcile are redone; every other file and binding is taken from the commit, and read only if the
-    other side differs there."""
-    state = read_commit(store, rev, materialize=False)
+    other side differs there. ``warm``: decoded and loaded inputs kept from the other side (by content)."""
+    state = read_commit(store, rev, materialize=False, warm=warm)
     assert state.source is not None
     result = reconcile(state.request)
     changes = result.changes(state.current_blobs, store.blob_id)

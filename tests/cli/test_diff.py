@@ -187,3 +187,30 @@ def test_a_head_that_does_not_load_is_an_error_with_a_report(weight_change: Flee
     done = weight_change.cli("diff", "--base", "main", "-o", "markdown", check=2)
     assert "**The head revision does not render**" in done.stdout
     assert "policies/broken.yaml" in done.stdout
+
+
+def test_the_second_side_reuses_what_loading_made_of_the_first(
+    weight_change: FleetRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``compare_sides`` loads the head, then classifies of the base only the files that differ (one policy
+    here); the plan equals the one of two sides read apart."""
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.cli.diff import compare_sides, read_revision
+    from gitops_karmada.core import loading
+    from gitops_karmada.core.diff import compare
+
+    classified: list[str] = []
+    original = loading._classified
+
+    def counted(path: str, *args: object) -> object:
+        classified.append(path)
+        return original(path, *args)  # type: ignore[arg-type]
+
+    store = GitStore.open(weight_change.path)
+    apart = compare(read_revision(store, "main"), read_revision(store, "feature"))
+    monkeypatch.setattr(loading, "_classified", counted)
+    shared = compare_sides(weight_change.path, "main", "feature", None, None)
+    assert shared == apart
+    changed = git(weight_change.path, "diff", "--name-only", "main", "feature").split()
+    head_files = len(classified) - len(changed)
+    assert head_files > 10 and sorted(classified[head_files:]) == sorted(changed)
