@@ -82,6 +82,7 @@ from gitops_karmada.core.state_index import IndexEntry, IndexLines, StateIndex, 
 from gitops_karmada.core.status_summary import binding_ready, cluster_health
 from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate, ToolConfig
+from gitops_karmada.model.errors import RunCancelled
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -157,6 +158,9 @@ class ReconcileRequest:
     """The repository's blob id function (SHA-1 or SHA-256 repositories)."""
     progress: Callable[[int, int], None] | None = None
     """Told (templates done, templates in all) after each template; an entry point draws it."""
+    cancelled: Callable[[], bool] | None = None
+    """Asked between phases and templates; True stops the run with ``RunCancelled`` (nothing is returned,
+    so nothing is written). The daemon gives a status-only run way to a user commit this way."""
     generated: Mapping[str, GeneratedSource] = field(default_factory=dict)
     """What ``kubectl kustomize``/``helm template`` gave for the Kustomize and Helm sources (an adapter ran
     them), by their kustomization.yaml/Chart.yaml path."""
@@ -388,10 +392,20 @@ class PreviousRun:
 # -- one run -------------------------------------------------------------------------------------------------
 
 
+def _checkpoint(cancelled: Callable[[], bool] | None) -> Callable[[], None]:
+    def check() -> None:
+        if cancelled is not None and cancelled():
+            raise RunCancelled("the run was cancelled by its caller")
+
+    return check
+
+
 def reconcile(request: ReconcileRequest) -> RenderResult:
     """Compute the desired cluster folders and binding records for one repository state."""
     config = request.config
     loaded = load(request.input_files, config, request.decoded, request.generated, request.classified)
+    checkpoint = _checkpoint(request.cancelled)
+    checkpoint()
     previous = PreviousRun(request)
     layout = RepoLayout.of(config)
     snapshots = load_cluster_snapshots(request.snapshot_files, root=layout.snapshots_dir)
@@ -444,6 +458,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         )
         for t in templates
     }
+    checkpoint()
     diagnostics.extend(cross_object_warnings(inputs, policies))
     requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
     diagnostics.extend(dependency_diagnostics)
@@ -477,7 +492,9 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     # Templates no other template requires can be judged now; the records of those to redo are read in one
     # batch (one git process, not one per record: a status or inventory change redoes the whole fleet).
     judged: dict[Identity, tuple[str, IndexEntry | None]] = {}
-    for template in templates:
+    for count, template in enumerate(templates):
+        if count % 256 == 0:
+            checkpoint()
         if template.key.identity not in requirers:
             fingerprint = fingerprint_of(template, ())
             judged[template.key.identity] = (fingerprint, reusable(template, fingerprint))
@@ -487,6 +504,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     # workloads first, then the objects they depend on, which follow them to their clusters
     for count, template in enumerate(sorted(templates, key=lambda t: t.key.identity in requirers), start=1):
         progress(count - 1, len(templates))
+        checkpoint()
         ident = template.key.identity
         match = matches[ident]
         required = requirements(

@@ -144,3 +144,26 @@ def _push(
             )
         raise GitError("push", f"{what}: {summary}" + (f": {stderr_tail(stderr)}" if stderr.strip() else ""))
     raise git_error("push", what, stderr, temporary=is_transient_failure(stderr))
+
+
+def remote_tip(
+    runner: GitRunner, remote: str, branch: str, env: Mapping[str, str] | None = None, timeout: float = 10.0
+) -> str | None:
+    """The commit ``branch`` of ``remote`` points at now (``ls-remote``: no objects are fetched), or None
+    when it has no such branch. Failures are GitError(temporary=True): callers only poll with it."""
+    check_branch_name(runner, "ls-remote", branch)
+    done = runner.run(
+        ["ls-remote", "--end-of-options", remote, f"refs/heads/{branch}"],
+        operation="ls-remote",
+        what=f"asking {remote} where {branch} is",
+        env={**_UNATTENDED, **(env or {})},
+        ok_codes=range(256),
+        timeout=timeout,
+    )
+    if done.returncode != 0:
+        raise git_error("ls-remote", f"asking {remote} where {branch} is", done.stderr, temporary=True)
+    for line in done.stdout.decode("ascii", "replace").splitlines():
+        oid, _, name = line.partition("\t")
+        if name == f"refs/heads/{branch}":
+            return oid
+    return None

@@ -621,6 +621,10 @@ class GitStore:
         git_remote.check_branch_name(self._git, "fetch", branch)
         return fetch_branch(self.git_dir, remote, branch, self.remote_access)
 
+    def remote_tip(self, remote: str, branch: str) -> str | None:
+        """Where ``branch`` of ``remote`` is now, without fetching (None: no such branch)."""
+        return git_remote.remote_tip(self._git, remote, branch, self.remote_access.environment())
+
     def push(self, remote: str, local_ref: str, remote_branch: str) -> None:
         """Push without forcing; a non-fast-forward rejection is GitError(temporary=True)."""
         git_remote.push(self._git, remote, local_ref, remote_branch, self.remote_access.environment())

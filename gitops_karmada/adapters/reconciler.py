@@ -159,13 +159,15 @@ def reconcile_ref(
     full: bool = False,
     progress: Callable[[int, int], None] | None = None,
     warm: WarmState | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> ReconcileOutcome:
     """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
 
     ``reschedule`` names templates (by group, kind, namespace, name) whose replicas are divided afresh;
     ``allow`` lifts guardrails of the repository's configuration by name (``all``: every one); ``full``
     redoes every template instead of reusing those whose inputs did not change; ``warm``: what a long-lived
-    caller keeps between runs (the daemon).
+    caller keeps between runs (the daemon); ``cancelled``: asked during the render, True raises
+    ``RunCancelled`` before anything is written.
     """
     if not dry_run:
         store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
@@ -179,7 +181,7 @@ def reconcile_ref(
     state = read_commit(
         store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm, status=StatusChoice.TIP
     )
-    result = reconcile(replace(state.request, progress=progress))
+    result = reconcile(replace(state.request, progress=progress, cancelled=cancelled))
     if not result.input_ok:
         return ReconcileOutcome(state, result)
     if result.failover is not None:
@@ -285,6 +287,7 @@ def reconcile_and_push(
     full: bool = False,
     progress: Callable[[int, int], None] | None = None,
     warm: WarmState | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> ReconcileOutcome:
     """Reconcile, then push to the branch's upstream; on a rejected push fetch, re-render and retry."""
     if not ref.startswith("refs/heads/"):
@@ -293,7 +296,9 @@ def reconcile_and_push(
     if upstream is None:
         raise GitError("push", f"{ref} has no upstream; set one with git branch --set-upstream-to")
     remote, remote_branch = upstream
-    outcome = reconcile_ref(store, ref, message=message, allow=allow, full=full, progress=progress, warm=warm)
+    outcome = reconcile_ref(
+        store, ref, message=message, allow=allow, full=full, progress=progress, warm=warm, cancelled=cancelled
+    )
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         if outcome.up_to_date is None and (outcome.result is None or not outcome.result.input_ok):
             return outcome
@@ -310,7 +315,14 @@ def reconcile_and_push(
             remote_sha = store.fetch(remote, remote_branch)
             _rebase_onto_remote(store, ref, outcome, remote_sha)
             outcome = reconcile_ref(
-                store, ref, message=message, allow=allow, full=full, progress=progress, warm=warm
+                store,
+                ref,
+                message=message,
+                allow=allow,
+                full=full,
+                progress=progress,
+                warm=warm,
+                cancelled=cancelled,
             )
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)

@@ -18,6 +18,11 @@ class GitopsKarmadaError(Exception):
     """Base of every error the tool reports as a domain failure (exit code 1)."""
 
 
+class RunCancelled(Exception):  # noqa: N818 - a signal, not a failure: nothing went wrong
+    """The caller asked a run to stop (a user commit arrived during a lower-priority run); nothing was
+    written, and the next run covers what this one was doing."""
+
+
 class InputError(GitopsKarmadaError):
     """A document that cannot be used: names the file, document index and field path."""
 

@@ -29,6 +29,8 @@ class RunResult(enum.StrEnum):
     """Committed, but some templates failed and kept their previous placement."""
     ERROR = "error"
     """A temporary failure (network, lock, push race beyond retries): retried with backoff."""
+    PREEMPTED = "preempted"
+    """A run for a status report only, stopped because a user commit arrived: that commit runs next."""
 
 
 @dataclass(frozen=True, slots=True)

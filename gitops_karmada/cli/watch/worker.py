@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -30,9 +31,11 @@ from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, load_config
 from gitops_karmada.core.state_index import parse_index
-from gitops_karmada.model.errors import GitError
+from gitops_karmada.model.errors import GitError, RunCancelled
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.cli.watch.metrics import DaemonMetrics
 
@@ -104,11 +107,12 @@ class Worker:
             wait = self._run_guarded()
 
     def _run_guarded(self) -> float:
-        """One run; the delay before the next (the poll interval, or the backoff after a failure)."""
+        """One run; the delay before the next (the poll interval, the backoff after a failure, or none after
+        a run that gave way to a user commit)."""
         started = time.time()
         try:
             with self.lock:
-                self.run_once()
+                result = self.run_once()
         except Exception as err:  # the daemon must outlive any one run; the error is logged and retried
             self._failures += 1
             delay = min(self.settings.backoff * 2.0 ** (self._failures - 1), self.settings.max_backoff)
@@ -121,7 +125,7 @@ class Worker:
                                    errors=(str(err),)))  # fmt: skip
             return delay
         self._failures = 0
-        return self.settings.interval
+        return 0.0 if result is RunResult.PREEMPTED else self.settings.interval
 
     def run_once(self) -> RunResult | None:
         """Reconcile the branch tip unless it and the status branch are what the last run left; None when
@@ -132,7 +136,23 @@ class Worker:
             return None
         started, clock = time.time(), time.monotonic()
         run = reconcile_and_push if self.settings.push else reconcile_ref
-        outcome = run(self.store, self.settings.ref, allow=self.settings.allow, warm=self.warm)
+        # user changes first: a run for a status report alone stops as soon as the branch moves
+        probe = self._user_commit_probe(tip) if tip == self._handled else nullcontext(None)
+        with probe as watching:
+            try:
+                outcome = run(
+                    self.store,
+                    self.settings.ref,
+                    allow=self.settings.allow,
+                    warm=self.warm,
+                    cancelled=None if watching is None else watching.arrived.is_set,
+                )
+            except RunCancelled:
+                logger.bind(logger="watch", source=tip).info(
+                    "a user commit arrived during a status run: that run stops, the commit is reconciled next"
+                )
+                self._finish(RunRecord(started, time.monotonic() - clock, tip, RunResult.PREEMPTED))
+                return RunResult.PREEMPTED
         now = self.store.resolve(self.settings.ref)
         self._handled, self._handled_status = now, status
         if outcome.result is not None and outcome.result.failover is not None:
@@ -153,6 +173,16 @@ class Worker:
         if local != remote_tip:
             self.store.move_ref(ref=ref, old=local, new=remote_tip)
         return remote_tip
+
+    def _user_commit_probe(self, tip: str) -> UserCommitProbe:
+        remote = self.settings.remote
+        if remote is None:
+            return UserCommitProbe(
+                lambda: self.store.try_resolve(self.settings.ref), tip, min(self.settings.interval, 0.2)
+            )
+        return UserCommitProbe(
+            lambda: self.store.remote_tip(remote, self.settings.branch), tip, self.settings.interval
+        )
 
     def status_branch(self, tip: str) -> str:
         """The status branch the fleet at ``tip`` names (``status.branch``)."""
@@ -261,3 +291,35 @@ class Worker:
                 key=lambda p: p.template,
             )
         )
+
+
+class UserCommitProbe:
+    """During a run: asks every ``interval`` seconds where the branch is (``look``), and sets ``arrived`` once
+    it is no longer at ``tip``. A failed question is asked again; it never stops the run."""
+
+    def __init__(self, look: Callable[[], str | None], tip: str, interval: float) -> None:
+        self.arrived = threading.Event()
+        self._look = look
+        self._tip = tip
+        self._interval = max(interval, 0.05)
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="user-commit-probe", daemon=True)
+
+    def __enter__(self) -> UserCommitProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    def _poll(self) -> None:
+        while not self._done.wait(self._interval):
+            try:
+                now = self._look()
+            except GitError as err:
+                logger.bind(logger="watch").debug("could not ask where the branch is: {}", err)
+                continue
+            if now != self._tip:
+                self.arrived.set()
+                return
