@@ -238,10 +238,17 @@ class SchemaChecker:
     """A compiled (Rust) validator per schema: it says only valid or not, hundreds of times faster; a
     manifest it passes has no problems, one it fails is checked again for the problems themselves."""
     _registries: dict[int, tuple[Any, jsonschema_rs.Registry]] = field(default_factory=dict)
+    _versions: dict[str, tuple[int, int] | None] = field(default_factory=dict)
+    """``version_for`` by reported version: asked once per rendered manifest, answered once per cluster."""
 
     def version_for(self, reported: str) -> tuple[int, int] | None:
         """The schema version to check a cluster reporting ``reported`` against: the newest available that
         is not newer (the oldest available for an older cluster)."""
+        if reported not in self._versions:
+            self._versions[reported] = self._version_for(reported)
+        return self._versions[reported]
+
+    def _version_for(self, reported: str) -> tuple[int, int] | None:
         if self.native is None:
             return None
         available = self.native.versions()

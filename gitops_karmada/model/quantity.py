@@ -204,6 +204,7 @@ def parse_quantity(raw: object) -> Quantity:
     return Quantity.parse(raw)
 
 
+@functools.lru_cache(maxsize=8192)  # a fleet writes the same few requests (100m, 128Mi) thousands of times
 def _canonical(value: Fraction, fmt: Format) -> str:
     if value == 0:
         return "0"
