@@ -9,6 +9,7 @@ whose input does not load), 3 a ``--fail-on`` guardrail is violated.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,7 +17,9 @@ from typing import TYPE_CHECKING
 import click
 from loguru import logger
 
+from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.layered_blobs import LayeredBlobs, candidates
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.cli.logs import colour_wanted
@@ -198,7 +201,11 @@ def compare_sides(
     else:
         assert store is not None
         base = read_revision(store, base_rev or default_base(store, head_rev or "HEAD"), warm)
-    return compare(base, head, guardrails)
+    paths = None
+    if store is not None and isinstance(base.blobs, LayeredBlobs) and isinstance(head.blobs, LayeredBlobs):
+        # two revisions: only the paths they (or their renders) differ in are compared, not every file
+        paths = candidates(store, base.blobs, head.blobs, (base.clusters_dir, head.clusters_dir))
+    return compare(base, head, guardrails, candidates=paths)
 
 
 def default_base(store: GitStore, head: str) -> str:
@@ -223,13 +230,15 @@ def read_revision(store: GitStore, rev: str, warm: WarmState | None = None) -> D
     assert state.source is not None
     result = reconcile(state.request)
     changes = result.changes(state.current_blobs, store.blob_id)
-    blobs = dict(state.current_blobs)
-    for path, content in changes.items():
-        if content is None:
-            blobs.pop(path, None)
-        else:
-            blobs[path] = store.blob_id(content)
     committed = state.current_blobs
+    overlay = {path: None if content is None else store.blob_id(content) for path, content in changes.items()}
+    blobs = LayeredBlobs(state.source, committed, overlay)
+    outputs = state.request.output_blobs
+    counts = (
+        blobs.cluster_counts(outputs, state.request.config.output.clusters_dir)
+        if isinstance(outputs, CommittedOutputs)
+        else None
+    )
 
     def read(paths: Sequence[str]) -> dict[str, bytes]:
         found = store.read_blobs(sorted({committed[p] for p in paths if p in committed}))
@@ -237,7 +246,7 @@ def read_revision(store: GitStore, rev: str, warm: WarmState | None = None) -> D
 
     rendered = {p: c for p, c in changes.items() if c is not None}
     label = state.source[:12] if rev == state.source else f"{rev} ({state.source[:12]})"
-    return side_of(label, state, result, rendered, blobs, read)
+    return replace(side_of(label, state, result, rendered, blobs, read), cluster_counts=counts)
 
 
 def read_checkout(root: Path) -> DiffSide:
@@ -255,7 +264,7 @@ def side_of(
     state: RepositoryState,
     result: RenderResult,
     tree: dict[str, bytes],
-    blobs: dict[str, str] | None = None,
+    blobs: Mapping[str, str] | None = None,
     read: Callable[[Sequence[str]], Mapping[str, bytes]] | None = None,
 ) -> DiffSide:
     request = state.request

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.action.scenarios import (
+    SCENARIOS,
     SECRET_VALUES,
     build_fleet,
     change_secret,
@@ -214,3 +216,59 @@ def test_the_second_side_reuses_what_loading_made_of_the_first(
     changed = git(weight_change.path, "diff", "--name-only", "main", "feature").split()
     head_files = len(classified) - len(changed)
     assert head_files > 10 and sorted(classified[head_files:]) == sorted(changed)
+
+
+def _full(side: Any) -> Any:
+    """The side as before the layered view: every file listed, counts left to ``compare``."""
+    return dataclasses.replace(side, blobs=dict(side.blobs), cluster_counts=None)
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS), ids=sorted(SCENARIOS))
+def test_comparing_the_candidate_paths_only_equals_comparing_every_file(
+    name: str, fleet: Path, tmp_path: Path
+) -> None:
+    """``compare_sides`` looks only at the paths ``diff-tree`` and the two renders name, and counts each
+    cluster's files without listing them; the plan is the one a comparison of every listed file gives."""
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.cli.diff import compare_sides, read_revision
+    from gitops_karmada.core.diff import compare
+
+    repo = clone_fleet(fleet, tmp_path / "repo")
+    SCENARIOS[name](repo)
+    repo.commit(name)
+    store = GitStore.open(repo.path)
+    base, head = read_revision(store, "main"), read_revision(store, "feature")
+    assert compare_sides(repo.path, "main", "feature", None, None) == compare(_full(base), _full(head))
+
+
+def test_the_candidate_paths_hold_for_two_reconciled_revisions_with_hand_written_files(
+    weight_change: FleetRepo,
+) -> None:
+    """Both sides committed by the tool (their cluster folders differ in git, not in a render), and files
+    the tool does not own: beside the cluster folders, in one, and one removed on the head."""
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.cli.diff import compare_sides, read_revision
+    from gitops_karmada.core.diff import compare
+    from gitops_karmada.core.diff.manifests import cluster_manifests, count_by_cluster
+
+    git(weight_change.path, "checkout", "-q", "main")
+    weight_change.write("clusters/README.md", "hand-written\n")
+    weight_change.write("clusters/member1/notes/todo.txt", "a stray file in a cluster folder\n")
+    weight_change.write("clusters/member2/old/gone.txt", "removed on the branch\n")
+    weight_change.commit("hand-written files")
+    git(weight_change.path, "checkout", "-q", "feature")
+    git(weight_change.path, "merge", "-q", "--no-edit", "main")
+    weight_change.delete("clusters/member2/old/gone.txt")
+    weight_change.commit("drop a stray file")
+    weight_change.cli("reconcile")
+    store = GitStore.open(weight_change.path)
+    base, head = read_revision(store, "main"), read_revision(store, "feature")
+    for side in (base, head):
+        assert side.blobs is not None
+        listed = [p for p in side.blobs if p.startswith("clusters/")]
+        expected = count_by_cluster(cluster_manifests(dict.fromkeys(listed, b""), "clusters"))
+        assert side.cluster_counts == expected
+    plan = compare_sides(weight_change.path, "main", "feature", None, None)
+    assert plan == compare(_full(base), _full(head))
+    assert any(o.path == "clusters/member2/old/gone.txt" for o in plan.objects)
+    assert any(w.template == "Deployment.apps/shop/frontend" for w in plan.workloads)

@@ -30,15 +30,25 @@ from gitops_karmada.core.layout import RELEASED_FILE
 from gitops_karmada.core.ownership import released_entries
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Collection, Mapping, Sequence
 
     from gitops_karmada.core.diff.guardrails import Guardrail
     from gitops_karmada.core.diff.model import DiffSide, ObjectDiff, WorkloadPlacement
     from gitops_karmada.model.keys import ObjectKey
 
 
-def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()) -> PlanDiff:
-    """What merging ``head`` does to the fleet rendered from ``base``, checked against ``guardrails``."""
+def compare(
+    base: DiffSide,
+    head: DiffSide,
+    guardrails: Sequence[Guardrail] = (),
+    *,
+    candidates: Collection[str] | None = None,
+) -> PlanDiff:
+    """What merging ``head`` does to the fleet rendered from ``base``, checked against ``guardrails``.
+
+    ``candidates``: every managed path whose blob may differ between the sides (the adapter asked git); with
+    both sides' ``blobs`` and ``cluster_counts`` only those are compared, instead of every file.
+    """
     base_placements, head_placements = _placements(base), _placements(head)
     released_paths = _newly_released(base, head)
     released = _released_templates(released_paths, base_placements)
@@ -49,7 +59,7 @@ def compare(base: DiffSide, head: DiffSide, guardrails: Sequence[Guardrail] = ()
     keys: dict[str, ObjectKey] = {
         object_path(p.key): p.key for index in (base_placements, head_placements) for p in index.values()
     }
-    base_manifests, head_manifests, counts_before, counts_after = _manifests(base, head)
+    base_manifests, head_manifests, counts_before, counts_after = _manifests(base, head, candidates)
     objects = tuple(
         replace(o, note=RELEASED_NOTE) if o.path in released_paths else o
         for o in compare_manifests(base_manifests, head_manifests, head.clusters_dir, keys)
@@ -138,31 +148,40 @@ def _placements(side: DiffSide) -> Mapping[Identity, BoundPlacement]:
 
 
 def _manifests(
-    base: DiffSide, head: DiffSide
+    base: DiffSide, head: DiffSide, candidates: Collection[str] | None = None
 ) -> tuple[dict[ManifestRef, bytes], dict[ManifestRef, bytes], Counter[str], Counter[str]]:
     """The manifests that may differ on each side, and each side's object count per cluster.
 
     With blob ids on both sides, only files whose blob differs are read; otherwise the trees are compared.
+    With ``candidates`` and both sides' counts too, only the candidates are looked at.
     """
     if base.blobs is None or head.blobs is None:
         base_all = cluster_manifests(base.tree, base.clusters_dir)
         head_all = cluster_manifests(head.tree, head.clusters_dir)
         return base_all, head_all, count_by_cluster(base_all), count_by_cluster(head_all)
-    base_paths = [p for p in base.blobs if p.startswith(base.clusters_dir + "/")]
-    head_paths = [p for p in head.blobs if p.startswith(head.clusters_dir + "/")]
-    differ = sorted(p for p in {*base_paths, *head_paths} if base.blobs.get(p) != head.blobs.get(p))
+    base_prefix, head_prefix = base.clusters_dir + "/", head.clusters_dir + "/"
+    if candidates is not None and base.cluster_counts is not None and head.cluster_counts is not None:
+        maybe = [
+            p
+            for p in candidates
+            if (p.startswith(base_prefix) and p in base.blobs)
+            or (p.startswith(head_prefix) and p in head.blobs)
+        ]
+        counts_before, counts_after = Counter(base.cluster_counts), Counter(head.cluster_counts)
+    else:
+        base_paths = [p for p in base.blobs if p.startswith(base_prefix)]
+        head_paths = [p for p in head.blobs if p.startswith(head_prefix)]
+        maybe = [*base_paths, *head_paths]
+        counts_before = count_by_cluster(
+            dict.fromkeys(cluster_manifests(dict.fromkeys(base_paths, b""), base.clusters_dir), b"")
+        )
+        counts_after = count_by_cluster(
+            dict.fromkeys(cluster_manifests(dict.fromkeys(head_paths, b""), head.clusters_dir), b"")
+        )
+    differ = sorted(p for p in set(maybe) if base.blobs.get(p) != head.blobs.get(p))
     base_differ = cluster_manifests(base.files([p for p in differ if p in base.blobs]), base.clusters_dir)
     head_differ = cluster_manifests(head.files([p for p in differ if p in head.blobs]), head.clusters_dir)
-    return (
-        base_differ,
-        head_differ,
-        count_by_cluster(
-            dict.fromkeys(cluster_manifests(dict.fromkeys(base_paths, b""), base.clusters_dir), b"")
-        ),
-        count_by_cluster(
-            dict.fromkeys(cluster_manifests(dict.fromkeys(head_paths, b""), head.clusters_dir), b"")
-        ),
-    )
+    return base_differ, head_differ, counts_before, counts_after
 
 
 def _touched(

@@ -66,6 +66,8 @@ class DiffSide:
     diagnostics: tuple[Diagnostic, ...] = ()
     unmatched: tuple[str, ...] = ()
     """Templates no propagation policy selects (propagated nowhere)."""
+    cluster_counts: Mapping[str, int] | None = None
+    """Managed files per cluster folder, when the adapter counted them without listing ``blobs``."""
 
     def files(self, paths: Sequence[str]) -> dict[str, bytes]:
         """The content of ``paths`` (those the side has)."""
