@@ -8,6 +8,7 @@ render again from there and retry, a bounded number of times.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -296,9 +297,18 @@ def reconcile_and_push(
     if upstream is None:
         raise GitError("push", f"{ref} has no upstream; set one with git branch --set-upstream-to")
     remote, remote_branch = upstream
-    outcome = reconcile_ref(
-        store, ref, message=message, allow=allow, full=full, progress=progress, warm=warm, cancelled=cancelled
+    render = partial(
+        reconcile_ref,
+        store,
+        ref,
+        message=message,
+        allow=allow,
+        full=full,
+        progress=progress,
+        warm=warm,
+        cancelled=cancelled,
     )
+    outcome = render()
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         if outcome.up_to_date is None and (outcome.result is None or not outcome.result.input_ok):
             return outcome
@@ -314,16 +324,7 @@ def reconcile_and_push(
             )
             remote_sha = store.fetch(remote, remote_branch)
             _rebase_onto_remote(store, ref, outcome, remote_sha)
-            outcome = reconcile_ref(
-                store,
-                ref,
-                message=message,
-                allow=allow,
-                full=full,
-                progress=progress,
-                warm=warm,
-                cancelled=cancelled,
-            )
+            outcome = render()
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
         return replace(outcome, pushed=True)

@@ -274,11 +274,11 @@ def _hand_written(
 ) -> dict[str, VerifyItem]:
     """Files of the cluster folders no record claims (information). After a hand edit of the records,
     files the last reconcile wrote are told apart: they lost their claim, they were not written by hand."""
-    paths = [
+    paths = sorted(  # sorted after filtering: sorting the mapping itself would walk it twice (len, then iter)
         p
-        for p in sorted(state.current_blobs)
+        for p in state.current_blobs
         if layout.is_output(p) and p not in result.managed and p not in result.owned and p not in found
-    ]
+    )
     disowned: frozenset[str] = frozenset()
     if paths and anchor and any(item.finding is Finding.STATE_EDITED for item in found.values()):
         disowned = owners_of(store, anchor, layout, paths).paths
