@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.reconciler import reconcile_ref
+from gitops_karmada.adapters.reconciler import reconcile_and_push, reconcile_ref
 from gitops_karmada.adapters.status_store import record_snapshots
 from gitops_karmada.cli.watch import worker as worker_module
 from gitops_karmada.cli.watch.metrics import DaemonMetrics
@@ -159,3 +159,46 @@ def test_the_probe_asks_a_remote_without_fetching_and_outlives_a_failed_question
     # ls-remote fetched nothing: the daemon's clone does not have the commit
     missing = subprocess.run(["git", "-C", str(clone_dir), "cat-file", "-e", pushed], check=False)
     assert missing.returncode != 0
+
+
+def test_a_poke_makes_the_probe_ask_at_once(tmp_path: Path) -> None:
+    repo = shop(tmp_path)
+    store = GitStore.open(repo.path)
+    with UserCommitProbe(lambda: store.try_resolve("refs/heads/main"), repo.head(), 60) as probe:
+        repo.write("apps/web.yaml", deployment("web", "shop", replicas=5))
+        repo.commit("user")
+        assert not probe.arrived.wait(0.3)  # the next scheduled question is a minute away
+        probe.poke()
+        assert probe.arrived.wait(10)
+
+
+def test_a_webhook_during_a_status_run_on_a_remote_preempts_it_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Remote mode with a one-minute poll: the push arrives during the status run, the webhook's trigger
+    makes the probe ask the remote at once, and the push is reconciled and pushed next."""
+    remote = Remote.create(tmp_path)
+    daemon_dir = tmp_path / "daemon"
+    git(tmp_path, "clone", "-q", str(remote.bare), str(daemon_dir))
+    metrics = DaemonMetrics()
+    status = DaemonStatus(Snapshot(repository=str(daemon_dir), branch="main", mode="remote"))
+    settings = WatchSettings(branch="main", remote="origin", push=True, interval=60)
+    worker = Worker(GitStore.open(daemon_dir), settings, status, metrics)
+    pushed: list[str] = []
+
+    def push_meanwhile(*args: Any, cancelled: Any = None, **kwargs: Any) -> Any:
+        if cancelled is not None and not pushed:
+            pushed.append(remote.push_change(6))
+            worker.trigger("webhook")
+            wait_for(cancelled, "the poked probe to see the push", timeout=10)
+        return reconcile_and_push(*args, cancelled=cancelled, **kwargs)
+
+    source = remote.tip()
+    assert worker.run_once() is RunResult.COMMITTED
+    assert remote.reconciled(source)
+    _report(GitStore.open(remote.bare), "2026-01-02T03:04:00Z")
+    monkeypatch.setattr(worker_module, "reconcile_and_push", push_meanwhile)
+    assert worker.run_once() is RunResult.PREEMPTED
+    assert worker.run_once() is RunResult.COMMITTED
+    assert remote.reconciled(pushed[0])
+    assert remote.trailers(remote.tip()).get("Status-Commit") == git(remote.bare, "rev-parse", STATUS)

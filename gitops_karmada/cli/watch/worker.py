@@ -78,12 +78,17 @@ class Worker:
         self._failures = 0
         self.warm = WarmState()
         """Decoded inputs and parsed index entries kept between runs (content-addressed: never stale)."""
+        self._probe: UserCommitProbe | None = None
+        """The probe of the status-only run in progress, if any: a trigger makes it ask at once."""
 
     # -- control, from any thread ------------------------------------------------------------------------
 
     def trigger(self, reason: str) -> None:
         logger.bind(logger="watch", reason=reason).debug("wake up")
         self._wake.set()
+        probe = self._probe
+        if probe is not None:  # a webhook or ref event during a status run: is it a user commit?
+            probe.poke()
 
     def stop(self) -> None:
         self._stop.set()
@@ -139,6 +144,7 @@ class Worker:
         # user changes first: a run for a status report alone stops as soon as the branch moves
         probe = self._user_commit_probe(tip) if tip == self._handled else nullcontext(None)
         with probe as watching:
+            self._probe = watching
             try:
                 outcome = run(
                     self.store,
@@ -153,6 +159,8 @@ class Worker:
                 )
                 self._finish(RunRecord(started, time.monotonic() - clock, tip, RunResult.PREEMPTED))
                 return RunResult.PREEMPTED
+            finally:
+                self._probe = None
         now = self.store.resolve(self.settings.ref)
         self._handled, self._handled_status = now, status
         if outcome.result is not None and outcome.result.failover is not None:
@@ -294,8 +302,9 @@ class Worker:
 
 
 class UserCommitProbe:
-    """During a run: asks every ``interval`` seconds where the branch is (``look``), and sets ``arrived`` once
-    it is no longer at ``tip``. A failed question is asked again; it never stops the run."""
+    """During a run: asks every ``interval`` seconds, and at once when poked, where the branch is (``look``),
+    and sets ``arrived`` once it is no longer at ``tip``. A failed question is asked again; it never stops the
+    run."""
 
     def __init__(self, look: Callable[[], str | None], tip: str, interval: float) -> None:
         self.arrived = threading.Event()
@@ -303,6 +312,7 @@ class UserCommitProbe:
         self._tip = tip
         self._interval = max(interval, 0.05)
         self._done = threading.Event()
+        self._asked = threading.Event()
         self._thread = threading.Thread(target=self._poll, name="user-commit-probe", daemon=True)
 
     def __enter__(self) -> UserCommitProbe:
@@ -311,10 +321,19 @@ class UserCommitProbe:
 
     def __exit__(self, *_exc: object) -> None:
         self._done.set()
+        self._asked.set()
         self._thread.join()
 
+    def poke(self) -> None:
+        """Ask now (a webhook or a ref event said something was pushed), not at the next interval."""
+        self._asked.set()
+
     def _poll(self) -> None:
-        while not self._done.wait(self._interval):
+        while True:
+            self._asked.wait(self._interval)
+            if self._done.is_set():
+                return
+            self._asked.clear()
             try:
                 now = self._look()
             except GitError as err:
