@@ -205,7 +205,18 @@ def compare_sides(
     if store is not None and isinstance(base.blobs, LayeredBlobs) and isinstance(head.blobs, LayeredBlobs):
         # two revisions: only the paths they (or their renders) differ in are compared, not every file
         paths = candidates(store, base.blobs, head.blobs, (base.clusters_dir, head.clusters_dir))
+    elif store is not None and (base.blobs is None) != (head.blobs is None):
+        # a revision against a checkout: the checkout's files get blob ids too, so the two compare by blob
+        # (the revision side holds only what its render changed; the rest is read where they differ)
+        base, head = (with_blob_ids(side, store) for side in (base, head))
     return compare(base, head, guardrails, candidates=paths)
+
+
+def with_blob_ids(side: DiffSide, store: GitStore) -> DiffSide:
+    """``side`` with the blob id of every file of its tree, when it has none (a checkout's side)."""
+    if side.blobs is not None:
+        return side
+    return replace(side, blobs={path: store.blob_id(content) for path, content in side.tree.items()})
 
 
 def default_base(store: GitStore, head: str) -> str:

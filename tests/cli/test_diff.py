@@ -272,3 +272,19 @@ def test_the_candidate_paths_hold_for_two_reconciled_revisions_with_hand_written
     assert plan == compare(_full(base), _full(head))
     assert any(o.path == "clusters/member2/old/gone.txt" for o in plan.objects)
     assert any(w.template == "Deployment.apps/shop/frontend" for w in plan.workloads)
+
+
+def test_a_revision_against_a_checkout_compares_by_content(weight_change: FleetRepo, tmp_path: Path) -> None:
+    """``--base REV --head-path DIR``: the revision's side holds only what its render changed, so the
+    checkout's files are compared by blob id with the revision's committed ones. The checkout of the
+    same commit has no change at all; one with the weight change shows exactly that change."""
+    same = tmp_path / "same-checkout"
+    git(weight_change.path, "worktree", "add", "-q", str(same), "main")
+    unchanged = weight_change.cli("diff", "--base", "main", "--head-path", str(same), "-o", "json", check=0)
+    plan = json.loads(unchanged.stdout)
+    assert not plan["hasChanges"] and plan["manifests"] == [] and plan["clusters"] == []
+    args = ("diff", "--base", "main", "--head-path", str(weight_change.path))
+    assert FRONTEND_ROW in weight_change.cli(*args, "-o", "markdown", check=1).stdout
+    summary = json.loads(weight_change.cli(*args, "-o", "json", check=1).stdout)["summary"]
+    # the frontend's Deployment in its three clusters, nothing else
+    assert summary["objects"] == {"added": 0, "removed": 0, "modified": 3}
