@@ -92,7 +92,7 @@ class ClusterFacts:
 class ClusterIndex:
     """The fleet as the scheduler sees it: clusters in input order, their facts, and an estimate memo."""
 
-    __slots__ = ("_by_name", "_facts", "_memo", "_remembered", "_shared")
+    __slots__ = ("_by_name", "_facts", "_memo", "_remembered")
 
     def __init__(self, clusters: Sequence[Cluster]) -> None:
         facts = tuple(ClusterFacts.of(c) for c in clusters)
@@ -104,7 +104,6 @@ class ClusterIndex:
         self._facts = facts
         self._by_name = by_name
         self._memo: dict[Hashable, dict[str, Any]] = {}
-        self._shared: dict[tuple[int, Hashable], tuple[object, Any]] = {}
         self._remembered: dict[Hashable, tuple[object, Any]] = {}
 
     def __iter__(self) -> Iterator[ClusterFacts]:
@@ -122,11 +121,7 @@ class ClusterIndex:
     def shared(self, owner: object, key: Hashable, compute: Callable[[], _T]) -> _T:
         """``compute()`` once per (``owner`` by identity, ``key``) while the index lives. ``owner`` is held,
         so no other object can take its id meanwhile; it need not be hashable (a policy's placement)."""
-        slot = (id(owner), key)
-        found = self._shared.get(slot)
-        if found is None:
-            found = self._shared[slot] = (owner, compute())
-        return cast("_T", found[1])
+        return self.remembered(("owner", id(owner), key), compute, hold=owner)
 
     def remembered(self, key: Hashable, compute: Callable[[], _T], *, hold: object = None) -> _T:
         """``compute()`` once per ``key`` (by value) while the index lives. ``hold`` is kept with the answer:
