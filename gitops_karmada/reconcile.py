@@ -16,6 +16,7 @@ reported; it never empties a cluster folder.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -75,10 +76,11 @@ from gitops_karmada.core.ownership import binding_key, ownership
 from gitops_karmada.core.placing import Placement, interpreted_by, place
 from gitops_karmada.core.quota import QuotaLedger
 from gitops_karmada.core.render import render_targets
+from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.run_outputs import deleted, quota_outputs, released_record
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.core.serialize import dump_yaml, load_yaml_documents
-from gitops_karmada.core.state_index import IndexEntry, IndexLines, StateIndex, files_digest, parse_index
+from gitops_karmada.core.state_index import IndexEntry, IndexLines, StateIndex, files_digest, read_index
 from gitops_karmada.core.status_summary import binding_ready, cluster_health
 from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate, ToolConfig
@@ -171,6 +173,9 @@ class ReconcileRequest:
     """State index entries parsed by an earlier run of the same process, by line (refreshed by this run)."""
     classified: ClassifiedFiles | None = None
     """Input files classified by an earlier run of the same process (refreshed by this run)."""
+    memo: RunMemo | None = None
+    """What earlier runs of the same process computed of the same inputs (templates checked, policies
+    defaulted and indexed, matches, fingerprints, reused outcomes, index lines), recalled by this run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,7 +310,7 @@ class PreviousRun:
         self.blobs: Mapping[str, str] = request.state_blobs or {
             path: request.hash_blob(raw) for path, raw in request.state_files.items()
         }
-        index = parse_index(request.state_files.get(self.layout.index_path), request.index_lines)
+        index = read_index(request.state_files, self.layout, request.index_lines)
         self.index = (
             index if index is not None and index.engine == ENGINE_VERSION and not request.full else None
         )
@@ -379,6 +384,8 @@ class PreviousRun:
             return None
         if self.blobs.get(self.record_path(identity)) != entry.record:
             return None  # the record was edited or removed by hand
+        if self.edits is not None and not self.edits:
+            return entry  # nothing was edited since the tool commit that wrote the index
         inside = object_path(key_of_identity(identity))
         key_paths = [f"{clusters_dir}/{cluster}/{inside}" for cluster in entry.rendered]
         if self.edits is not None:
@@ -403,7 +410,9 @@ def _checkpoint(cancelled: Callable[[], bool] | None) -> Callable[[], None]:
 def reconcile(request: ReconcileRequest) -> RenderResult:
     """Compute the desired cluster folders and binding records for one repository state."""
     config = request.config
-    loaded = load(request.input_files, config, request.decoded, request.generated, request.classified)
+    memo = RunMemo() if request.memo is None else request.memo
+    memo.begin_run()
+    loaded = load(request.input_files, config, request.decoded, request.generated, request.classified, memo)
     checkpoint = _checkpoint(request.cancelled)
     checkpoint()
     previous = PreviousRun(request)
@@ -437,7 +446,12 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         native_schemas=request.native_schemas,
         observed=request.observed,
     )
-    policies = PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies)
+    policies = memo.recall(
+        "policy_index",
+        (*inputs.propagation_policies, *inputs.cluster_propagation_policies),
+        len(inputs.propagation_policies),
+        lambda: PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies),
+    )
     override_names = frozenset(
         {(p.namespace, p.name) for p in inputs.override_policies}
         | {("", p.name) for p in inputs.cluster_override_policies}
@@ -448,16 +462,24 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     had = previous.identities()
     # Karmada's failover controllers edit the bindings before the scheduler and the quota see them
     failover = _fail_over(request, ctx, previous, had)
-    matches = {
-        t.key.identity: match_policy(
-            t,
-            policies,
-            previous.prior(t.key.identity),
-            preemption_enabled=preemption,
-            existing_override_policies=override_names,
-        )
-        for t in templates
-    }
+
+    def matched(template: Manifest) -> PolicyMatch:
+        prior = previous.prior(template.key.identity)
+
+        def compute() -> PolicyMatch:
+            return match_policy(
+                template,
+                policies,
+                prior,
+                preemption_enabled=preemption,
+                existing_override_policies=override_names,
+            )
+
+        if prior is not None and not isinstance(prior, PriorClaim):
+            return compute()  # a record read in full: its claim is all matching reads of it
+        return memo.recall("match", (template, policies), (prior, preemption, override_names), compute)
+
+    matches = {t.key.identity: matched(t) for t in templates}
     checkpoint()
     diagnostics.extend(cross_object_warnings(inputs, policies))
     requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
@@ -468,7 +490,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     ledger = QuotaLedger.open(
         inputs.quotas, standing.values(), enforcement=ctx.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
     )
-    fingerprints = FingerprintContext(inputs, request.snapshot_files, request.observed)
+    fingerprints = FingerprintContext(inputs, request.snapshot_files, request.observed, memo)
     focus = request.focus
 
     def fingerprint_of(template: Manifest, required: tuple[Requirement, ...]) -> str:
@@ -516,7 +538,12 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             fingerprint = fingerprint_of(template, required)
             entry = reusable(template, fingerprint)
         if entry is not None:
-            done[ident] = _reused(ctx, template, match, entry, fingerprint)
+            done[ident] = memo.recall(
+                "reused",
+                (template, match, entry),
+                (fingerprint, ctx.clusters_dir),
+                functools.partial(_reused, ctx, template, match, entry, fingerprint),
+            )
             continue
         ledger, done[ident] = _process(
             ctx, ledger, template, match, previous.binding(ident), required, fingerprint
@@ -796,9 +823,9 @@ def _result(
     if policy_taints:
         files[layout.cluster_taints_path] = dump_yaml(policy_taints_document(policy_taints)).encode()
     index = _index(request, previous, outcomes, files)
-    index_path = layout.index_path
-    if index.entries or index_path in previous.blobs:
-        files[index_path] = index.dump()
+    # every shard, changed or not: an unchanged one hashes to the blob it has, and the commit leaves it be
+    for shard, raw in index.shards(request.memo).items():
+        files[layout.index_shard_path(shard)] = raw
     managed |= set(files)
     owned = set(quota.owned) | {p for p in quota.files if layout.is_output(p)}
     for outcome in outcomes:

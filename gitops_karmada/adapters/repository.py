@@ -148,7 +148,11 @@ def read_commit(
         read_state=read_state,
         snapshot_files={path: blobs[oid] for path, oid in snapshots.items()},
         output_blobs=output_blobs,
-        output_edits=None if full else output_edits(store, sha, layout, state_blobs.get(layout.index_path)),
+        output_edits=None
+        if full
+        else output_edits(
+            store, sha, layout, {p: o for p, o in state_blobs.items() if layout.is_index_file(p)}
+        ),
         shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
         now=rfc3339(max(clock, view.committed_at or clock)),
         observed=observed,
@@ -161,6 +165,7 @@ def read_commit(
         materialize=materialize,
         index_lines=warm.index_lines if warm else None,
         classified=warm.classified if warm else None,
+        memo=warm.memo if warm else None,
     )
     return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs), view.commit)
 
@@ -220,19 +225,20 @@ def _entries_outside(store: GitStore, sha: str, folder: str) -> tuple[TreeEntry,
 
 
 def output_edits(
-    store: GitStore, sha: str, layout: RepoLayout, index_oid: str | None
+    store: GitStore, sha: str, layout: RepoLayout, index_blobs: Mapping[str, str]
 ) -> frozenset[str] | None:
     """The cluster-folder paths changed since the tool's last commit on ``sha``'s history, when that commit
-    wrote the state index ``sha`` has (so the index's file digests describe that commit's files); ``None``
-    when no such commit is known, and a run must compare every reused template's files itself."""
-    if index_oid is None:
+    wrote the state index ``sha`` has (``index_blobs``: its files' ids; so the index's file digests
+    describe that commit's files); ``None`` when no such commit is known, and a run must compare every
+    reused template's files itself."""
+    if not index_blobs:
         return None
     anchor = latest_tool_commit(store, sha)
     if anchor is None:
         return None
     if anchor.commit != sha:
-        entries = store.list_entries(anchor.commit, [layout.index_path])
-        if [e.oid for e in entries] != [index_oid]:
+        entries = store.list_entries(anchor.commit, [layout.index_dir, layout.legacy_index_path])
+        if {e.path: e.oid for e in entries if layout.is_index_file(e.path)} != index_blobs:
             return None
     return frozenset(c.path for c in store.diff(anchor.commit, sha, [layout.clusters_dir]))
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.loading import ClassifiedFiles
+from gitops_karmada.core.run_memo import RunMemo
 
 if TYPE_CHECKING:
     from gitops_karmada.core.loading import Decoded
@@ -28,3 +29,6 @@ class WarmState:
     classified: ClassifiedFiles = field(default_factory=ClassifiedFiles)
     """What loading made of each input file (validated models, template bodies, diagnostics), reused while
     the file's decoded documents are the ones ``decoded`` holds for its blob id."""
+    memo: RunMemo = field(default_factory=RunMemo)
+    """What runs computed of those objects (checked templates, defaulted policies, the policy index,
+    matches, fingerprints, reused outcomes, index lines), recalled while the objects are the same."""

@@ -1,7 +1,7 @@
 """``gitops-karmada completion bash|zsh|fish``, and completion of KIND/NAMESPACE/NAME from the repository.
 
 The shell script is click's own; template references are completed from the state index of the work tree
-(``karmada-state/index.json``, as the last reconcile wrote it): no git call, no rendering, so it is instant.
+(``karmada-state/index/``, as the last reconcile wrote it): no git call, no rendering, so it is instant.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from click.shell_completion import CompletionItem, get_completion_class
 
 from gitops_karmada.core.layout import RepoLayout, key_of_identity
 from gitops_karmada.core.loading import CONFIG_FILE, load_config
-from gitops_karmada.core.state_index import parse_index
+from gitops_karmada.core.state_index import read_index
 
 PROGRAM = "gitops-karmada"
 COMPLETE_VAR = "_GITOPS_KARMADA_COMPLETE"
@@ -23,8 +23,9 @@ def template_references(repo: Path) -> list[str]:
     """``Kind.group/namespace/name`` of every template the repository's state index records."""
     config_file = repo / CONFIG_FILE
     config, _ = load_config(config_file.read_bytes() if config_file.is_file() else None)
-    index_file = repo / RepoLayout.of(config).index_path
-    index = parse_index(index_file.read_bytes()) if index_file.is_file() else None
+    layout = RepoLayout.of(config)
+    files = [repo / layout.legacy_index_path, *sorted((repo / layout.index_dir).glob("*.json"))]
+    index = read_index({f.relative_to(repo).as_posix(): f.read_bytes() for f in files if f.is_file()}, layout)
     if index is None:
         return []
     return sorted(str(key_of_identity(identity)) for identity in index.entries)

@@ -132,9 +132,11 @@ class PolicyIndex:
     cluster_propagation_by_name: Mapping[tuple[str, str, str], tuple[ClusterPropagationPolicy, ...]] = field(
         default_factory=dict
     )
-    _candidates: dict[tuple[str, str, str, str], tuple[tuple[Candidate, ...], tuple[Candidate, ...]]] = field(
-        default_factory=dict, compare=False, repr=False
-    )
+    _candidates: dict[
+        tuple[str, str, str, str], tuple[Manifest, tuple[tuple[Candidate, ...], tuple[Candidate, ...]]]
+    ] = field(default_factory=dict, compare=False, repr=False)
+    """By template identity: the template they were computed for (an index kept between runs may see
+    another version of it) and its candidates."""
 
     @classmethod
     def build(
@@ -172,9 +174,9 @@ class PolicyIndex:
     def candidates_for(self, template: Manifest) -> tuple[tuple[Candidate, ...], tuple[Candidate, ...]]:
         """(PropagationPolicy candidates, ClusterPropagationPolicy candidates), each best first."""
         key = template.key
-        found = self._candidates.get(key.identity)
-        if found is not None:
-            return found
+        known = self._candidates.get(key.identity)
+        if known is not None and known[0] is template:
+            return known[1]
         pps: tuple[PropagationPolicy, ...] = ()
         if key.namespace:
             pps = _union(
@@ -186,7 +188,7 @@ class PolicyIndex:
             self.cluster_propagation_by_name.get((key.api_version, key.kind, key.name), ()),
         )
         found = (_ranked(template, pps), _ranked(template, cpps))
-        self._candidates[key.identity] = found
+        self._candidates[key.identity] = (template, found)
         return found
 
 

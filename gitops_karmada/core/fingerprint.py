@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from gitops_karmada import __version__
+from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.schema_check import crd_schemas
 
 if TYPE_CHECKING:
@@ -61,6 +62,8 @@ class FingerprintContext:
     snapshots: Mapping[str, bytes]
     observed: ObservedStatus | None = None
     """Member clusters' status snapshots: what they report of a template shapes its record."""
+    memo: RunMemo = field(default_factory=RunMemo)
+    """Digests of the same objects computed by earlier runs of the process."""
     _global: str = ""
     _policies: dict[tuple[str, str, str], str] = field(default_factory=dict)
     _overrides: dict[str, str] = field(default_factory=dict)
@@ -79,11 +82,13 @@ class FingerprintContext:
             {
                 "engine": ENGINE_VERSION,
                 "config": config,
-                "clusters": [model_digest(c) for c in self.inputs.clusters],
+                "clusters": [self._model_digest(c) for c in self.inputs.clusters],
                 "snapshots": {
                     path: hashlib.sha256(raw).hexdigest() for path, raw in sorted(self.snapshots.items())
                 },
-                "clusterOverrides": [model_digest(p) for p in _sorted(self.inputs.cluster_override_policies)],
+                "clusterOverrides": [
+                    self._model_digest(p) for p in _sorted(self.inputs.cluster_override_policies)
+                ],
             }
         )
 
@@ -91,6 +96,9 @@ class FingerprintContext:
     def run_digest(self) -> str:
         """The part shared by every template: engine, configuration, inventory, snapshots, COPs."""
         return self._global
+
+    def _model_digest(self, model: ApiModel) -> str:
+        return self.memo.recall("model_digest", (model,), None, lambda: model_digest(model))
 
     def _memo(self, cache: dict[Any, str], key: Any, compute: Callable[[], str]) -> str:
         found = cache.get(key)
@@ -103,12 +111,16 @@ class FingerprintContext:
         if policy is None:
             return ""
         key = (policy.kind, policy.namespace, policy.name)
-        return self._memo(self._policies, key, lambda: model_digest(policy))
+        return self._memo(self._policies, key, lambda: self._model_digest(policy))
 
     def overrides(self, namespace: str) -> str:
         def compute() -> str:
             return digest(
-                [model_digest(p) for p in _sorted(self.inputs.override_policies) if p.namespace == namespace]
+                [
+                    self._model_digest(p)
+                    for p in _sorted(self.inputs.override_policies)
+                    if p.namespace == namespace
+                ]
             )
 
         return self._memo(self._overrides, namespace, compute)
@@ -117,7 +129,7 @@ class FingerprintContext:
         def compute() -> str:
             return digest(
                 [
-                    model_digest(c)
+                    self._model_digest(c)
                     for c in self.inputs.customizations
                     if c.spec.target.api_version == api_version and c.spec.target.kind == kind
                 ]
@@ -127,7 +139,7 @@ class FingerprintContext:
 
     def quotas(self, namespace: str) -> str:
         def compute() -> str:
-            return digest([model_digest(q) for q in self.inputs.quotas if q.namespace == namespace])
+            return digest([self._model_digest(q) for q in self.inputs.quotas if q.namespace == namespace])
 
         return self._memo(self._quotas, namespace, compute)
 
@@ -137,22 +149,39 @@ class FingerprintContext:
         """The fingerprint of one template's inputs (``requirers``: what the bindings requiring it say;
         ``failover``: the eviction tasks and memory the failover controllers keep in its binding)."""
         key = template.key
-        return digest(
-            {
-                "run": self._global,
-                "source": [template.source.path, template.source.doc_index],
-                "template": template.body,
-                "match": [_claim_kind(match), match.permanent_id, self.policy(match)],
-                "overrides": self.overrides(key.namespace),
-                "customizations": self.customizations(key.api_version, key.kind),
-                "quotas": self.quotas(key.namespace),
-                # the rendered manifests are checked against the CRD of their kind, when the repo has one
-                "schema": self._schemas.get((key.group, key.kind), ""),
-                "requirers": list(requirers),
-                **({"observed": self.observed.digest_for(key.identity)} if self.observed is not None else {}),
-                **({"failover": failover} if failover else {}),
-            }
+        requirers = list(requirers)
+        parts = (
+            self._global,
+            (_claim_kind(match), match.permanent_id, self.policy(match)),
+            self.overrides(key.namespace),
+            self.customizations(key.api_version, key.kind),
+            self.quotas(key.namespace),
+            # the rendered manifests are checked against the CRD of their kind, when the repo has one
+            self._schemas.get((key.group, key.kind), ""),
+            self.observed.digest_for(key.identity) if self.observed is not None else None,
         )
+
+        def compute() -> str:
+            run, claim, overrides, customizations, quotas, schema, observed = parts
+            return digest(
+                {
+                    "run": run,
+                    "source": [template.source.path, template.source.doc_index],
+                    "template": template.body,
+                    "match": list(claim),
+                    "overrides": overrides,
+                    "customizations": customizations,
+                    "quotas": quotas,
+                    "schema": schema,
+                    "requirers": requirers,
+                    **({"observed": observed} if observed is not None else {}),
+                    **({"failover": failover} if failover else {}),
+                }
+            )
+
+        if requirers or failover:
+            return compute()  # rare, and not plain values to key on
+        return self.memo.recall("fingerprint", (template,), parts, compute)
 
 
 def _claim_kind(match: PolicyMatch) -> str:

@@ -35,6 +35,8 @@ EVICTION_QUEUE_FILE = "eviction-queue.yaml"
 CLUSTER_TAINTS_FILE = "cluster-taints.yaml"
 """State-folder record of the taints ClusterTaintPolicies keep on the clusters."""
 INDEX_FILE = "index.json"
+"""The state index in one file, as versions before shards wrote it (read, then replaced)."""
+INDEX_FOLDER = "index"
 """The state index (``core.state_index``)."""
 STATE_FILE_SUFFIXES = (".yaml", ".json")
 """The files of the state folder the tool reads and writes (records, quota records, the index)."""
@@ -153,8 +155,23 @@ class RepoLayout:
         return f"{self.state_dir}/{QUOTAS_FOLDER}"
 
     @property
-    def index_path(self) -> str:
+    def legacy_index_path(self) -> str:
         return f"{self.state_dir}/{INDEX_FILE}"
+
+    @property
+    def index_dir(self) -> str:
+        return f"{self.state_dir}/{INDEX_FOLDER}"
+
+    def index_shard_path(self, shard: str) -> str:
+        return f"{self.index_dir}/{shard}.json"
+
+    def index_shard(self, path: str) -> str | None:
+        """The shard a file of the index folder holds (``core.state_index.shard_of``), else None."""
+        folder, _, name = path.rpartition("/")
+        return name[: -len(".json")] if folder == self.index_dir and name.endswith(".json") else None
+
+    def is_index_file(self, path: str) -> bool:
+        return path == self.legacy_index_path or self.index_shard(path) is not None
 
     @property
     def released_path(self) -> str:

@@ -8,10 +8,11 @@ to write anything while any error remains, so a bad policy can never move worklo
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -21,6 +22,7 @@ from gitops_karmada.core.external_sources import CHART_FILE, GeneratedSource, so
 from gitops_karmada.core.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.layout import name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
+from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.scope import ScopeIndex, crd_scopes
 from gitops_karmada.core.serialize import load_yaml_documents
 from gitops_karmada.core.yaml_input import LoadedDocument
@@ -215,6 +217,7 @@ def load(
     decoded: Mapping[str, Decoded] | None = None,
     generated: Mapping[str, GeneratedSource] | None = None,
     classified: ClassifiedFiles | None = None,
+    memo: RunMemo | None = None,
 ) -> LoadResult:
     """Decode and validate every input document of ``snapshot`` (already restricted to input paths).
 
@@ -224,6 +227,7 @@ def load(
     ``kustomization.yaml``/``Chart.yaml``); their documents are templates like any others, with that file
     as their source. A source with no entry is an error that says how to have it rendered. ``classified``:
     files classified by an earlier call (see ``ClassifiedFiles``), refreshed to this call's files.
+    ``memo``: templates checked and policies defaulted by an earlier call, recalled for the same documents.
     """
     collector = _Collector(config)
     if classified is not None and classified.config != config:
@@ -262,8 +266,9 @@ def load(
         frozenset((k.group, k.kind) for k in config.cluster_scoped_kinds)
         | crd_scopes(body for body, _, _ in collector.raw_templates)
     )
-    templates = _templates(collector, scope)
-    inputs = _assemble(collector, templates)
+    memo = RunMemo() if memo is None else memo
+    templates = _templates(collector, scope, memo)
+    inputs = _assemble(collector, templates, memo)
     return LoadResult(inputs, tuple(collector.diagnostics))
 
 
@@ -528,13 +533,19 @@ def _validation_diagnostics(
 # -- templates ---------------------------------------------------------------------------------------------
 
 
-def _templates(collector: _Collector, scope: ScopeIndex) -> tuple[Manifest, ...]:
+def _templates(collector: _Collector, scope: ScopeIndex, memo: RunMemo) -> tuple[Manifest, ...]:
     # Keyed as the rendered path is (the kind lower-cased): two objects must never share a file or a record.
     seen: dict[tuple[str, str, str, str], tuple[ObjectKey, SourceRef]] = {}
     skipped = [re.compile(pattern) for pattern in collector.config.skipped_propagating_namespaces]
     templates: list[Manifest] = []
     for body, source, prefix in collector.raw_templates:
-        manifest = _template(body, source, prefix, scope, collector.diagnostics)
+        manifest, problems = memo.recall(
+            "template",
+            (body,),
+            (source, prefix, scope),
+            functools.partial(_template, body, source, prefix, scope),
+        )
+        collector.diagnostics.extend(problems)
         if manifest is None:
             continue
         key = manifest.key
@@ -568,22 +579,20 @@ def _templates(collector: _Collector, scope: ScopeIndex) -> tuple[Manifest, ...]
 
 
 def _template(
-    body: Mapping[str, Any], source: SourceRef, prefix: str, scope: ScopeIndex, diagnostics: list[Diagnostic]
-) -> Manifest | None:
+    body: Mapping[str, Any], source: SourceRef, prefix: str, scope: ScopeIndex
+) -> tuple[Manifest | None, tuple[Diagnostic, ...]]:
+    """The template of a document, or None and why not."""
     metadata = body.get("metadata")
     if not isinstance(metadata, Mapping):
-        diagnostics.append(error("is required and must be a mapping", source, f"{prefix}metadata"))
-        return None
+        return None, (error("is required and must be a mapping", source, f"{prefix}metadata"),)
     api_version, kind = str(body["apiVersion"]), str(body["kind"])
     problems: list[Diagnostic] = []
     version_problem = api_version_problem(api_version)
     if version_problem:
-        diagnostics.append(error(version_problem, source, f"{prefix}apiVersion"))
-        return None
+        return None, (error(version_problem, source, f"{prefix}apiVersion"),)
     problem = kind_problem(group_of(api_version), kind)
     if problem:
-        diagnostics.append(error(problem, source, f"{prefix}kind"))
-        return None
+        return None, (error(problem, source, f"{prefix}kind"),)
     name = metadata.get("name")
     if not isinstance(name, str) or not name:
         reason = (
@@ -615,12 +624,11 @@ def _template(
         problems.extend(
             _check_string_map(metadata.get(section), source, f"{prefix}metadata.{section}", check_values)
         )
-    diagnostics.extend(problems)
     if problems:
-        return None
+        return None, tuple(problems)
     if not cluster_scoped and metadata.get("namespace") != namespace:
         body = {**body, "metadata": {**metadata, "namespace": namespace}}
-    return Manifest(key=key, body=body, source=source)
+    return Manifest(key=key, body=body, source=source), ()
 
 
 def _check_string_map(value: object, source: SourceRef, path: str, check_values: bool) -> list[Diagnostic]:
@@ -644,7 +652,10 @@ def _check_string_map(value: object, source: SourceRef, path: str, check_values:
 # -- assembling typed inputs -------------------------------------------------------------------------------
 
 
-def _assemble(collector: _Collector, templates: tuple[Manifest, ...]) -> Inputs:
+_AnyPolicy = TypeVar("_AnyPolicy", PropagationPolicy, ClusterPropagationPolicy)
+
+
+def _assemble(collector: _Collector, templates: tuple[Manifest, ...], memo: RunMemo) -> Inputs:
     sources: dict[tuple[str, str, str], SourceRef] = {}
 
     def unique(model: type[KarmadaObject]) -> list[Any]:
@@ -661,11 +672,14 @@ def _assemble(collector: _Collector, templates: tuple[Manifest, ...]) -> Inputs:
             kept.append(obj)
         return kept
 
+    def defaulted(policy: _AnyPolicy) -> _AnyPolicy:
+        return memo.recall("default_policy", (policy,), None, lambda: default_policy(policy))
+
     return Inputs(
         config=collector.config,
         templates=templates,
-        propagation_policies=tuple(default_policy(p) for p in unique(PropagationPolicy)),
-        cluster_propagation_policies=tuple(default_policy(p) for p in unique(ClusterPropagationPolicy)),
+        propagation_policies=tuple(defaulted(p) for p in unique(PropagationPolicy)),
+        cluster_propagation_policies=tuple(defaulted(p) for p in unique(ClusterPropagationPolicy)),
         override_policies=tuple(unique(OverridePolicy)),
         cluster_override_policies=tuple(unique(ClusterOverridePolicy)),
         clusters=tuple(sorted(unique(Cluster), key=lambda c: c.name)),

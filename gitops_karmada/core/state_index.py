@@ -1,4 +1,4 @@
-"""The state index (``<state>/index.json``): what a run needs to know of every previous binding, in one file.
+"""The state index (``<state>/index/<namespace>.json``): what a run needs to know of every previous binding.
 
 Reading 5,000 binding records costs seconds (their YAML is large); a run that changed one template must
 not pay it. The index holds, per template, the fingerprint of its inputs, the blob id of its binding
@@ -7,11 +7,15 @@ record, a digest of the blob ids of its rendered files, its policy claim, whethe
 record and the rendered files still have the blob ids it names, so a hand edit of either is noticed
 without reading them; anything else is read from the records themselves.
 
-One entry a line, sorted, so a run that changes one template changes one line. Pure.
+One file per namespace (``_cluster.json`` for cluster-scoped templates), one entry a line, sorted: a run
+that changes one template changes one line of one namespace's file, and commits kilobytes, not the
+megabytes of a fleet's whole index. An index of one file (``<state>/index.json``, as versions before
+shards wrote it) is still read, and replaced by the shards on the next run. Pure.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -22,6 +26,9 @@ from gitops_karmada.model.diagnostics import Diagnostic, Severity, SourceRef
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
+
+    from gitops_karmada.core.layout import RepoLayout
+    from gitops_karmada.core.run_memo import RunMemo
 
 INDEX_KIND = "StateIndex"
 INDEX_API_VERSION = "gitops-karmada.io/v1alpha1"
@@ -110,18 +117,47 @@ class StateIndex:
     engine: str
     entries: Mapping[Identity, IndexEntry] = field(default_factory=dict)
 
-    def dump(self) -> bytes:
-        """Deterministic JSON, one entry a line."""
+    def dump(self, memo: RunMemo | None = None) -> bytes:
+        """Deterministic JSON, one entry a line (``memo``: lines written of the same entries before)."""
+        return self._dump(sorted(self.entries), memo)
+
+    def shards(self, memo: RunMemo | None = None) -> dict[str, bytes]:
+        """The index as it is kept: one file per shard (``shard_of``), each as ``dump`` writes it."""
+        by_shard: dict[str, list[Identity]] = {}
+        for identity in sorted(self.entries):
+            by_shard.setdefault(shard_of(identity), []).append(identity)
+        return {shard: self._dump(identities, memo) for shard, identities in by_shard.items()}
+
+    def _dump(self, identities: list[Identity], memo: RunMemo | None) -> bytes:
         head = orjson.dumps(
             {"apiVersion": INDEX_API_VERSION, "kind": INDEX_KIND, "engine": self.engine}
         ).decode()
-        lines = [
-            f"  {orjson.dumps(identity_text(identity)).decode()}: "
-            f"{orjson.dumps(self.entries[identity].to_api(), option=orjson.OPT_SORT_KEYS).decode()}"
-            for identity in sorted(self.entries)
-        ]
+
+        def line(identity: Identity) -> str:
+            return (
+                f"  {orjson.dumps(identity_text(identity)).decode()}: "
+                f"{orjson.dumps(self.entries[identity].to_api(), option=orjson.OPT_SORT_KEYS).decode()}"
+            )
+
+        if memo is None:
+            lines = [line(identity) for identity in identities]
+        else:
+            lines = [
+                memo.recall("index_line", (self.entries[i],), i, functools.partial(line, i))
+                for i in identities
+            ]
         body = ",\n".join(lines)
         return (head[:-1] + ',"templates":{\n' + body + ("\n" if lines else "") + "}}\n").encode()
+
+
+CLUSTER_SCOPED_SHARD = "_cluster"
+"""The shard of cluster-scoped templates (no namespace can be named so: ``_`` is not DNS-1123)."""
+
+
+def shard_of(identity: Identity) -> str:
+    """The file an entry is kept in: its namespace's, so a run that redoes one template rewrites the entries
+    of one namespace, not the fleet's (at 5,000 templates the whole index is megabytes to compress)."""
+    return identity[2] or CLUSTER_SCOPED_SHARD
 
 
 IndexLines = dict[bytes, tuple[Identity, IndexEntry]]
@@ -130,18 +166,57 @@ IndexLines = dict[bytes, tuple[Identity, IndexEntry]]
 _TEMPLATES_OPEN, _TEMPLATES_CLOSE = b',"templates":{\n', b"\n}}\n"
 
 
+def read_index(
+    files: Mapping[str, bytes], layout: RepoLayout, lines: IndexLines | None = None
+) -> StateIndex | None:
+    """The index among the state folder's ``files`` (path → content): its shards, else the one file of
+    older versions; None when there is none or it cannot be trusted."""
+    shards = {shard: raw for path, raw in files.items() if (shard := layout.index_shard(path)) is not None}
+    if shards:
+        return parse_index_shards(shards, lines)
+    return parse_index(files.get(layout.legacy_index_path), lines)
+
+
 def parse_index(raw: bytes | None, lines: IndexLines | None = None) -> StateIndex | None:
-    """The index, or None when absent or unreadable (the run then reads every record: a full run).
+    """The index kept in one file, or None when absent or unreadable (the run then reads every record: a
+    full run).
 
     ``lines``: entries already parsed, by line. When given and the file has the layout ``dump`` writes (one
     entry a line), only lines not in it are parsed, and it is refreshed to hold exactly this file's lines;
     any other layout is parsed as a whole."""
     if raw is None:
         return None
+    return parse_index_shards({"": raw}, lines, sharded=False)
+
+
+def parse_index_shards(
+    shards: Mapping[str, bytes], lines: IndexLines | None = None, *, sharded: bool = True
+) -> StateIndex | None:
+    """The index kept in shard files (shard name → content), or None when there are none, or one is
+    unreadable, has another engine, or holds an entry of another shard (a full run then decides)."""
+    fresh: IndexLines = {}
+    engine: str | None = None
+    entries: dict[Identity, IndexEntry] = {}
+    for shard, raw in sorted(shards.items()):
+        parsed = _parse_lines(raw, lines, fresh) if lines is not None else None
+        if parsed is None:
+            parsed = _parse_whole(raw)
+        if parsed is None or engine not in (None, parsed.engine):
+            return None
+        engine = parsed.engine
+        for identity, entry in parsed.entries.items():
+            if (sharded and shard_of(identity) != shard) or identity in entries:
+                return None
+            entries[identity] = entry
+    if engine is None:
+        return None
     if lines is not None:
-        parsed = _parse_lines(raw, lines)
-        if parsed is not None:
-            return parsed
+        lines.clear()
+        lines.update(fresh)
+    return StateIndex(engine=engine, entries=entries)
+
+
+def _parse_whole(raw: bytes) -> StateIndex | None:
     try:
         data = orjson.loads(raw)
         if data.get("kind") != INDEX_KIND or data.get("apiVersion") != INDEX_API_VERSION:
@@ -157,7 +232,9 @@ def parse_index(raw: bytes | None, lines: IndexLines | None = None) -> StateInde
         return None
 
 
-def _parse_lines(raw: bytes, memo: IndexLines) -> StateIndex | None:
+def _parse_lines(raw: bytes, memo: IndexLines, fresh: IndexLines) -> StateIndex | None:
+    """Parse the lines of ``raw`` not in ``memo``, adding every line to ``fresh``; None when ``raw`` does not
+    have the layout ``dump`` writes."""
     head, found, rest = raw.partition(_TEMPLATES_OPEN)
     if not found or not rest.endswith(_TEMPLATES_CLOSE):
         return None  # not the layout dump writes (an empty index, or edited by hand): parse it whole
@@ -166,7 +243,7 @@ def _parse_lines(raw: bytes, memo: IndexLines) -> StateIndex | None:
         if header.get("kind") != INDEX_KIND or header.get("apiVersion") != INDEX_API_VERSION:
             return None
         engine = str(header["engine"])
-        fresh: IndexLines = {}
+        mine: IndexLines = {}
         for line in rest[: -len(_TEMPLATES_CLOSE)].split(b",\n"):
             known = memo.get(line)
             if known is None:
@@ -175,14 +252,13 @@ def _parse_lines(raw: bytes, memo: IndexLines) -> StateIndex | None:
                 if identity is None:
                     return None
                 known = (identity, IndexEntry.from_api(entry))
-            fresh[line] = known
+            mine[line] = known
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
-    entries = dict(fresh.values())
-    if len(entries) != len(fresh):
+    entries = dict(mine.values())
+    if len(entries) != len(mine):
         return None  # a template listed twice: let the whole-file parse decide
-    memo.clear()
-    memo.update(fresh)
+    fresh.update(mine)
     return StateIndex(engine=engine, entries=entries)
 
 

@@ -3,8 +3,9 @@
 * The cluster folders are looked up lazily and reused templates are vouched for by the paths changed since
   the tool's last commit; when the state index was edited after that commit, the run falls back to
   comparing every reused file, and a hand edit is still found and reverted.
-* The daemon's warm state (decoded inputs, index entries by line) gives byte-identical commits to cold runs
-  over the same sequence of changes, and holds only what the last run used.
+* The daemon's warm state (decoded inputs, index entries by line, what runs computed of the same objects)
+  gives byte-identical commits, diagnostics and policy matches to cold runs over the same sequence of
+  changes, and holds only what the last run used.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from gitops_karmada.core.outcome import TemplateOutcome
+
 POLICY = pp_doc(
     "web",
     "shop",
@@ -36,7 +39,7 @@ POLICY = pp_doc(
     placement={"replicaScheduling": {"replicaSchedulingType": "Duplicated"}},
 )
 MEMBER2_ONLY = {"clusterAffinity": {"clusterNames": ["member2"]}}
-INDEX = "karmada-state/index.json"
+INDEX = "karmada-state/index/shop.json"  # the namespace of every template here
 ALL = frozenset({"all"})  # the last change empties member1: guardrails lifted, on both sides alike
 RENDERED = "clusters/member1/shop/deployment.apps/web-1.yaml"
 
@@ -96,6 +99,8 @@ def test_warm_runs_commit_exactly_what_cold_runs_commit(tmp_path: Path) -> None:
         ("apps/broken.yaml", {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {}}),
         ("apps/broken.yaml", None),
         ("apps/web-3.yaml", deployment("web-3", namespace="shop", image="nginx:1")),
+        # web-3 unchanged, its policy too: only its claim is new (fresh before, sticky now)
+        ("apps/web-4.yaml", deployment("web-4", namespace="shop", image="nginx:1")),
         ("policies/web.yaml", {**POLICY, "spec": {**POLICY["spec"], "placement": MEMBER2_ONLY}}),
         ("apps/web-0.yaml", None),
     ]
@@ -115,6 +120,8 @@ def test_warm_runs_commit_exactly_what_cold_runs_commit(tmp_path: Path) -> None:
         assert (hot.commit is not None) == (cold.commit is not None) == committed
         if hot.result is not None and cold.result is not None:
             assert list(map(str, hot.result.diagnostics)) == list(map(str, cold.result.diagnostics))
+            # what explain shows too: a claim recalled from an earlier run must be this run's (sticky)
+            assert _judgements(hot.result.outcomes) == _judgements(cold.result.outcomes)
             assert not committed or hot.result.input_ok
         assert git(repo.path, "rev-parse", "HEAD^{tree}") == git(twin, "rev-parse", "HEAD^{tree}")
         listed = GitStore.open(twin).list_entries("HEAD", ["apps", "policies", "clusters.d", "inventory"])
@@ -123,6 +130,10 @@ def test_warm_runs_commit_exactly_what_cold_runs_commit(tmp_path: Path) -> None:
             e.path for e in listed if e.path.startswith(("apps/", "policies/"))
         } <= warm.classified.files.keys()
         assert len(warm.index_lines) == read_entries  # only the lines of the index this run read
+
+
+def _judgements(outcomes: Sequence[TemplateOutcome]) -> list[tuple[str, str, str, str, bool]]:
+    return [(str(o.key), o.match.state.value, o.match.reason, o.fingerprint, o.reused) for o in outcomes]
 
 
 def test_index_lines_parse_like_the_whole_file(tmp_path: Path) -> None:

@@ -80,7 +80,7 @@ def test_the_template_status_sums_what_the_clusters_reported_and_get_and_describ
     assert described["Member Status"][2]["STATUS"] == "not found in the member cluster"
 
     # the state index carries the summary the status page shows, so the page reads no record
-    index = git(repo.path, "show", "HEAD:karmada-state/index.json").splitlines()
+    index = git(repo.path, "show", "HEAD:karmada-state/index/default.json").splitlines()
     entry = json.loads(next(line for line in index if "apps/Deployment/default/web" in line).split(":", 1)[1])
     assert entry["health"] == {"member1": "Healthy", "member2": "Unhealthy", "member3": "NotApplied"}
     assert entry["ready"] == "3/4"
@@ -95,7 +95,10 @@ def test_a_new_report_changes_the_template_status_and_nothing_else(tmp_path: Pat
     record(repo, later, *(snapshot(c, later, objects=healthy) for c in ("member1", "member2", "member3")))
     run_at(repo, later, "reconcile")
     changed = git(repo.path, "diff", "--name-only", "HEAD~1", "HEAD").split()
-    assert changed == ["karmada-state/bindings/default/deployment.apps/web.yaml", "karmada-state/index.json"]
+    assert changed == [
+        "karmada-state/bindings/default/deployment.apps/web.yaml",
+        "karmada-state/index/default.json",
+    ]
     status = binding(repo, "web")["status"]
     assert status["templateStatus"]["readyReplicas"] == 6
     wide = run_at(repo, later, "get", "rb", "-o", "wide").stdout.splitlines()

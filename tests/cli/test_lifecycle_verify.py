@@ -131,7 +131,7 @@ def test_allow_stale_passes_a_pull_requests_inputs_but_not_hand_edits(tmp_path: 
         MEMBER1_WEB,
         MEMBER2_WEB,
         WEB_RECORD,
-        "karmada-state/index.json",
+        "karmada-state/index/shop.json",
     }
 
     edit_rendered(repo)

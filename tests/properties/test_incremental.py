@@ -6,6 +6,9 @@ Failover gate on or off; adds, deletes, renames) and after every change runs the
 twice on two copies of the repository: incrementally (the state index lets unchanged templates be reused)
 and in full (``full=True``: every template redone). The two committed trees must stay byte-identical, and
 so must the diagnostics. Each run's time advances, so a recomputed condition would show a new timestamp.
+The incremental run is made a third time as the watch daemon makes it, warm (decoded files by blob id, the
+index's lines, and what earlier runs computed of the same objects, kept from step to step): it must
+write and say exactly what the cold incremental run does.
 """
 
 from __future__ import annotations
@@ -17,9 +20,13 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
+from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.adapters.warm_state import WarmState
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import load_config
 from gitops_karmada.core.observed import ObservedStatus
 from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.core.state_index import parse_index_shards, read_index
 from gitops_karmada.model.status import ClusterStatusSnapshot
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, next_request, reconcile
 
@@ -114,6 +121,7 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         self.status: dict[str, ClusterStatusSnapshot] = {}
         self.results: tuple[RenderResult, RenderResult] | None = None
         self.last_written: Tree = {}
+        self.warm = WarmState()
         """The incremental tree as the last run committed it (what the adapter's tool commit holds)."""
         for i, name in enumerate(CLUSTERS):
             self.files[f"inventory/{name}.yaml"] = _doc(
@@ -347,15 +355,14 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
             for p in self.incremental.keys() | self.last_written.keys()
             if p.startswith("clusters/") and self.incremental.get(p) != self.last_written.get(p)
         )
-        incremental = _run(
-            self.files,
-            self.incremental,
-            now,
-            full=False,
-            edits=edited if self.step % 2 == 0 else None,
-            observed=observed,
+        edits = edited if self.step % 2 == 0 else None
+        incremental = _run(self.files, self.incremental, now, full=False, edits=edits, observed=observed)
+        warm = _run(
+            self.files, self.incremental, now, full=False, edits=edits, observed=observed, warm=self.warm
         )
         full = _run(self.files, self.full, now, full=True, observed=observed)
+        assert list(map(str, warm.diagnostics)) == list(map(str, incremental.diagnostics))
+        assert _commit(self.incremental, warm) == _commit(self.incremental, incremental)
         if (
             self.step > 1
             and incremental.input_ok
@@ -389,11 +396,26 @@ def _run(
     full: bool,
     edits: frozenset[str] | None = None,
     observed: ObservedStatus | None = None,
+    warm: WarmState | None = None,
 ) -> RenderResult:
+    """One run; ``warm``: as a long-lived process makes it, with what earlier runs kept."""
     config, config_diagnostics = load_config(files.get("gitops-karmada.yaml"))
+    inputs = {p: c for p, c in files.items() if p != "gitops-karmada.yaml"}
+    by_blob = {blob_sha(c): c for c in inputs.values()}
     return reconcile(
         ReconcileRequest(
-            input_files={p: c for p, c in files.items() if p != "gitops-karmada.yaml"},
+            input_files=inputs,
+            decoded=decode_inputs(
+                None,
+                {p: blob_sha(c) for p, c in inputs.items()},
+                lambda oids: {oid: by_blob[oid] for oid in oids},
+                warm.decoded,
+            )
+            if warm is not None
+            else None,
+            index_lines=warm.index_lines if warm is not None else None,
+            classified=warm.classified if warm is not None else None,
+            memo=warm.memo if warm is not None else None,
             config=config,
             config_diagnostics=config_diagnostics,
             state_files={p: c for p, c in tree.items() if p.startswith("karmada-state/")},
@@ -427,21 +449,58 @@ def test_one_template_changed_redoes_that_template_only() -> None:
     machine = IncrementalEqualsFull()
     for name in ("b", "c", "d"):
         machine.put_template("shop", name, 2, "nginx:1", "front")
+    machine.put_template("web", "e", 2, "nginx:1", "front")
     machine.incremental_equals_full()
+    assert {p for p in machine.incremental if p.startswith("karmada-state/index")} == {
+        "karmada-state/index/shop.json",
+        "karmada-state/index/web.json",
+    }
     machine.put_template("shop", "c", 3, "nginx:2", "front")
     now = "2026-02-01T00:00:00Z"
     result = _run(machine.files, machine.incremental, now, full=False)
     assert result.incremental
     assert [str(o.key) for o in result.redone] == ["Deployment.apps/shop/c"]
-    assert sum(o.reused for o in result.outcomes) == 3
+    assert sum(o.reused for o in result.outcomes) == 4
+    # one namespace's shard of the index is rewritten, not the fleet's index
     changed = result.changes({p: blob_sha(c) for p, c in machine.incremental.items()})
     assert sorted(changed) == [
         "clusters/member1/shop/deployment.apps/c.yaml",
         "clusters/member2/shop/deployment.apps/c.yaml",
         "clusters/member3/shop/deployment.apps/c.yaml",
         "karmada-state/bindings/shop/deployment.apps/c.yaml",
-        "karmada-state/index.json",
+        "karmada-state/index/shop.json",
     ]
+
+
+def test_an_index_in_one_file_is_trusted_and_replaced_by_its_shards() -> None:
+    """Versions before shards kept the index in ``karmada-state/index.json``: the first run after an upgrade
+    reuses what it vouches for, writes the shards and removes the file."""
+    machine = IncrementalEqualsFull()
+    machine.put_template("web", "e", 2, "nginx:1", "front")
+    machine.incremental_equals_full()
+    sharded = dict(machine.incremental)
+    index = read_index(sharded, RepoLayout())
+    assert index is not None
+    legacy = {p: c for p, c in sharded.items() if not p.startswith("karmada-state/index/")}
+    legacy["karmada-state/index.json"] = index.dump()
+    result = _run(machine.files, legacy, "2026-02-01T00:00:00Z", full=False)
+    assert result.incremental and not result.redone
+    assert _commit(legacy, result) == sharded
+
+
+def test_a_shard_that_cannot_be_trusted_makes_a_full_run() -> None:
+    machine = IncrementalEqualsFull()
+    machine.put_template("web", "e", 2, "nginx:1", "front")
+    machine.incremental_equals_full()
+    shards = {RepoLayout().index_shard(p) or "": c for p, c in machine.incremental.items() if "/index/" in p}
+    assert set(shards) == {"shop", "web"} and parse_index_shards(shards) is not None
+    # an entry kept in another namespace's shard, and shards of two engines
+    assert parse_index_shards({"web": shards["shop"], "shop": shards["web"]}) is None
+    assert parse_index_shards({**shards, "web": shards["web"].replace(b'"engine":"', b'"engine":"0')}) is None
+    tree = {**machine.incremental, "karmada-state/index/web.json": shards["shop"]}
+    result = _run(machine.files, tree, "2026-02-01T00:00:00Z", full=False)
+    assert not result.incremental
+    assert _commit(tree, result) == machine.incremental
 
 
 class FailoverIncrementalEqualsFull(IncrementalEqualsFull):

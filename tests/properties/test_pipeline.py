@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, SOURCE_ANNOTATION
-from gitops_karmada.core.layout import INDEX_FILE
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.serialize import dump_yaml_documents
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, reconcile
@@ -43,7 +43,7 @@ def without_source(files: dict[str, bytes]) -> dict[str, bytes]:
             and not line.startswith(b"# Rendered by gitops-karmada from")
         )
         for path, content in files.items()
-        if not path.endswith(INDEX_FILE)
+        if not RepoLayout().is_index_file(path)
     }
 
 

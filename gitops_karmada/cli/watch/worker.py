@@ -30,7 +30,7 @@ from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import CONFIG_FILE, load_config
-from gitops_karmada.core.state_index import parse_index
+from gitops_karmada.core.state_index import read_index
 from gitops_karmada.model.errors import GitError, RunCancelled
 
 if TYPE_CHECKING:
@@ -280,7 +280,10 @@ class Worker:
     def _placements(self, commit: str) -> tuple[Placement, ...] | None:
         """Every template's placement as the state index of ``commit`` records it."""
         config, _ = load_config(self.store.read_file(commit, CONFIG_FILE))
-        index = parse_index(self.store.read_file(commit, RepoLayout.of(config).index_path))
+        layout = RepoLayout.of(config)
+        listed = self.store.list_entries(commit, [layout.index_dir, layout.legacy_index_path])
+        found = self.store.read_blobs(sorted({e.oid for e in listed}))
+        index = read_index({e.path: found[e.oid] for e in listed}, layout)
         if index is None:
             return None
         return tuple(

@@ -1,0 +1,48 @@
+"""What pure steps computed in earlier runs of one long-lived process, to be recalled instead of recomputed.
+
+A warm process (the watch daemon, or ``diff`` loading its second side) keeps the input files it decoded by
+blob id, and what loading made of them, so an unchanged template or policy is the very same object run
+after run. A step's result is kept under the objects it was computed from, which the memo holds (so an id
+can never come to name another object), and the plain values it also read. A changed input is another
+object or another value, so a stale result is never found: a warm run computes exactly what a cold one
+does, only less of it. A run keeps what it used; the rest is dropped when the next run begins, so memory
+follows the fleet's size, not the number of runs. Plain data; no clock, no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Hashable
+
+_T = TypeVar("_T")
+
+
+class RunMemo:
+    """Results of pure steps by (step, the objects they read, the values they read)."""
+
+    __slots__ = ("_kept", "_used")
+
+    def __init__(self) -> None:
+        self._kept: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
+        """What the previous run used."""
+        self._used: dict[Hashable, tuple[tuple[object, ...], Any]] = {}
+        """What this run has used so far."""
+
+    def begin_run(self) -> None:
+        """A run begins: what the last run did not use is forgotten."""
+        if self._used:
+            self._kept, self._used = self._used, {}
+
+    def recall(self, step: str, held: tuple[object, ...], key: Hashable, compute: Callable[[], _T]) -> _T:
+        """``compute()``, or what it gave before for the same ``held`` objects and ``key``."""
+        slot = (step, tuple(map(id, held)), key)
+        found = self._used.get(slot)
+        if found is None:
+            found = self._kept.get(slot)
+            if found is None or any(a is not b for a, b in zip(found[0], held, strict=True)):
+                found = (held, compute())
+            self._used[slot] = found
+        result: _T = found[1]
+        return result
