@@ -311,6 +311,8 @@ class PreviousRun:
             path: request.hash_blob(raw) for path, raw in request.state_files.items()
         }
         index = read_index(request.state_files, self.layout, request.index_lines)
+        if index is None and not any(self.layout.is_binding_record(p) for p in self.blobs):
+            index = StateIndex(engine=ENGINE_VERSION)  # no record at all: an empty index says all there is
         self.index = (
             index if index is not None and index.engine == ENGINE_VERSION and not request.full else None
         )

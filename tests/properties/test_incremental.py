@@ -488,6 +488,18 @@ def test_an_index_in_one_file_is_trusted_and_replaced_by_its_shards() -> None:
     assert _commit(legacy, result) == sharded
 
 
+def test_a_fleet_emptied_and_filled_again_stays_incremental() -> None:
+    """An index with no entry has no shard to keep: with no binding record either, there is nothing it
+    could vouch for, and the next run is incremental (found by the state machine)."""
+    machine = IncrementalEqualsFull()
+    machine.incremental_equals_full()
+    del machine.files["apps/shop/a.yaml"]
+    machine.incremental_equals_full()
+    assert not any(p.startswith("karmada-state/") for p in machine.incremental)
+    machine.put_configmap(namespace="shop")
+    machine.incremental_equals_full()  # asserts the run was incremental
+
+
 def test_a_shard_that_cannot_be_trusted_makes_a_full_run() -> None:
     machine = IncrementalEqualsFull()
     machine.put_template("web", "e", 2, "nginx:1", "front")
