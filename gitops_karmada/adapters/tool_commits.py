@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitops_karmada import __version__
+from gitops_karmada.core.fingerprint import ENGINE_VERSION
 from gitops_karmada.model import wellknown
 
 if TYPE_CHECKING:
@@ -13,8 +13,10 @@ if TYPE_CHECKING:
     from gitops_karmada.adapters.git_log import LogEntry
     from gitops_karmada.adapters.git_store import GitStore
 
-RENDERED_BY = f"{wellknown.TOOL_NAME} {__version__}"
-"""The ``Rendered-By`` trailer of this tool's commits."""
+RENDERED_BY = f"{wellknown.TOOL_NAME} {ENGINE_VERSION}"
+"""The ``Rendered-By`` trailer of this tool's commits: the engine version (the tool's version and the
+revision of its output), so a commit made by an engine that wrote other output is never taken as up to
+date."""
 
 
 def rendered_by_tool(trailers: Mapping[str, str]) -> bool:

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.base import ApiModel
     from gitops_karmada.model.manifest import Manifest
 
-ENGINE_VERSION = f"{__version__}/4"
+ENGINE_VERSION = f"{__version__}/5"
 """Changes whenever the tool's output for the same inputs may change: every fingerprint changes with it,
 so upgrading the tool re-renders the whole fleet once."""
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.core.state_index import read_index
 from tests.builders import configmap, cpp_doc, deployment, pp_doc
 from tests.fleet import FleetRepo, placement
 from tests.gitrepos import git
@@ -61,6 +64,27 @@ def test_reconcile_makes_one_commit_with_trailers_then_none(tmp_path: Path) -> N
     second = repo.cli("reconcile")
     assert "no commit needed" in second.stdout
     assert repo.commit_count() == 2
+
+
+def test_a_commit_of_an_older_engine_is_never_up_to_date(tmp_path: Path) -> None:
+    """Output an older engine wrote (the state index in one file, before shards) is redone, not taken as
+    what this version makes; the legacy index still vouches for the rendered files."""
+    repo = shop(tmp_path)
+    repo.cli("reconcile")
+    message = git(repo.path, "log", "-1", "--format=%B")
+    assert f"Rendered-By: gitops-karmada {ENGINE_VERSION}" in message
+    shards = sorted((repo.path / "karmada-state/index").glob("*.json"))
+    index = read_index({f"karmada-state/index/{f.name}": f.read_bytes() for f in shards}, RepoLayout())
+    assert index is not None
+    git(repo.path, "rm", "-q", "-r", "karmada-state/index")
+    repo.write("karmada-state/index.json", index.dump().decode())
+    git(repo.path, "add", "-A")
+    older = message.replace(f"gitops-karmada {ENGINE_VERSION}", "gitops-karmada 0.1.0")
+    git(repo.path, "commit", "-q", "--amend", "-m", older)
+    upgraded = repo.cli("reconcile")
+    assert "up to date" not in upgraded.stdout
+    assert not repo.exists("karmada-state/index.json") and repo.exists("karmada-state/index/shop.json")
+    assert repo.cli("verify").returncode == 0
 
 
 def test_reconcile_reads_the_commit_not_the_work_tree(tmp_path: Path) -> None:
