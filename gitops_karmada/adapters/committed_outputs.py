@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_path_lookup import PathLookup
 from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, encode_path, parse_ls_tree_ids
+from gitops_karmada.adapters.subtree_memo import TREE_MODE, SubtreeMemo, files_below
 
 if TYPE_CHECKING:
     from gitops_karmada.adapters.git_store import GitStore
-
-TREE_MODE = "040000"
 
 LISTING_AFTER = 4096
 """Lookups after which one listing of the folders is cheaper than asking path by path."""
@@ -27,8 +26,12 @@ LISTING_AFTER = 4096
 class CommittedOutputs(Mapping[str, str]):
     """Files (not submodules) under ``folder`` in ``commit``: path → blob id."""
 
-    def __init__(self, store: GitStore, commit: str, folder: str) -> None:
+    def __init__(
+        self, store: GitStore, commit: str, folder: str, counted: SubtreeMemo[int] | None = None
+    ) -> None:
+        """``counted``: file counts of subtrees made by earlier runs of the process (``counts``)."""
         self._store = store
+        self._counted = counted
         self._commit = commit
         self._prefix = folder.rstrip("/") + "/"
         self._listing: dict[str, str] | None = None
@@ -101,6 +104,15 @@ class CommittedOutputs(Mapping[str, str]):
             return dict(Counter(p[len(self._prefix) :].partition("/")[0] for p in self._listing))
         folder = self._prefix.rstrip("/")
         children = self._store.list_children(self._commit, [folder])
+        if self._counted is not None:
+            trees = [c for c in children if c.mode == TREE_MODE]
+            below = files_below(self._store, self._commit, trees, self._counted)
+            found = {
+                c.path[len(self._prefix) :]: below[c.path] if c.mode == TREE_MODE else 1
+                for c in children
+                if c.mode != SUBMODULE_MODE
+            }
+            return {name: count for name, count in found.items() if count}
         raw = b"\0" + self._store.list_tree_raw(self._commit, folder)
         starts: list[tuple[int, str]] = []
         at = 0  # the runs come in the order of ``children``: each search starts where the last run began

@@ -408,6 +408,14 @@ class GitStore:
             specs = []  # the root folder: list it alone
         return parse_ls_tree(ls_tree_raw(self._git, self.resolve(rev), specs, recursive=False))
 
+    def list_inside(self, rev: str, folders: Sequence[str]) -> tuple[TreeEntry, ...]:
+        """Every file, link and submodule inside each of ``folders`` (recursively), in git's order: one
+        ``ls-tree`` whose pathspecs (``folder/``) select exactly that, however many folders there are."""
+        if not folders:
+            return ()
+        specs = [normalise_prefix(f) + "/" for f in folders]
+        return parse_ls_tree(ls_tree_raw(self._git, self.resolve(rev), specs))
+
     def list_tree_raw(self, rev: str, folder: str) -> bytes:
         """``ls-tree -r -z`` of ``folder`` as git prints it (``<mode> <type> <oid> TAB <path> NUL`` records in
         tree order), for callers that count or slice records rather than parse them."""

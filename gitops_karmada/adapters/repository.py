@@ -24,6 +24,7 @@ from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_pre
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.status_store import StatusView, read_status
+from gitops_karmada.adapters.subtree_memo import SubtreeMemo, entries_below
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.context import SHALLOW_DEPTH
 from gitops_karmada.core.external_sources import source_plan
@@ -100,7 +101,7 @@ def read_commit(
     eager_state: dict[str, str] = {}
     state_blobs: dict[str, str] = {}
     skipped: list[Diagnostic] = []
-    for entry in _entries_outside(store, sha, config.output.clusters_dir):
+    for entry in _entries_outside(store, sha, config.output.clusters_dir, warm.listed if warm else None):
         path = entry.path
         if path.startswith(state_prefix):
             if entry.kind is not EntryKind.SUBMODULE:
@@ -118,7 +119,7 @@ def read_commit(
                 skipped.append(
                     warning(f"{reason}; not read (commit the file itself, or exclude it)", SourceRef(path, 0))
                 )
-    output_blobs = CommittedOutputs(store, sha, config.output.clusters_dir)
+    output_blobs = CommittedOutputs(store, sha, config.output.clusters_dir, warm.counted if warm else None)
     layout = RepoLayout.of(config)
     blobs = store.read_blobs(sorted({*snapshots.values(), *eager_state.values()}))
     decoded = decode_inputs(store.git_dir, inputs, store.read_blobs, warm.decoded if warm else None)
@@ -212,16 +213,21 @@ class ManagedBlobs(Mapping[str, str]):
         return sum(1 for _ in self)
 
 
-def _entries_outside(store: GitStore, sha: str, folder: str) -> tuple[TreeEntry, ...]:
+def _entries_outside(
+    store: GitStore, sha: str, folder: str, memo: SubtreeMemo[tuple[TreeEntry, ...]] | None = None
+) -> tuple[TreeEntry, ...]:
     """Every file, link and submodule of ``sha`` except those under ``folder``: its siblings (and those of
-    each folder above it) are listed recursively, ``folder`` itself not at all."""
-    keep: list[str] = []
+    each folder above it) are listed recursively, ``folder`` itself not at all (``memo``: subtrees listed
+    by earlier runs of the process, by tree id)."""
+    keep: list[TreeEntry] = []
     level = ""
     for part in normalise_prefix(folder).split("/"):
         here = f"{level}/{part}" if level else part
-        keep.extend(e.path for e in store.list_children(sha, [level]) if e.path != here)
+        keep.extend(e for e in store.list_children(sha, [level]) if e.path != here)
         level = here
-    return store.list_entries(sha, keep) if keep else ()
+    if memo is not None:
+        return entries_below(store, sha, keep, memo)
+    return store.list_entries(sha, [e.path for e in keep]) if keep else ()
 
 
 def output_edits(

@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitops_karmada.adapters.subtree_memo import SubtreeMemo
 from gitops_karmada.core.loading import ClassifiedFiles
 from gitops_karmada.core.run_memo import RunMemo
 
 if TYPE_CHECKING:
+    from gitops_karmada.adapters.git_tree import TreeEntry
     from gitops_karmada.core.loading import Decoded
     from gitops_karmada.core.state_index import IndexLines
 
@@ -29,6 +31,10 @@ class WarmState:
     classified: ClassifiedFiles = field(default_factory=ClassifiedFiles)
     """What loading made of each input file (validated models, template bodies, diagnostics), reused while
     the file's decoded documents are the ones ``decoded`` holds for its blob id."""
+    listed: SubtreeMemo[tuple[TreeEntry, ...]] = field(default_factory=SubtreeMemo)
+    """The files outside the cluster folders, by subtree and tree id (only changed trees are listed again)."""
+    counted: SubtreeMemo[int] = field(default_factory=SubtreeMemo)
+    """The write guard's file counts of the cluster folders, by subtree and tree id."""
     memo: RunMemo = field(default_factory=RunMemo)
     """What runs computed of those objects (checked templates, defaulted policies, the policy index,
     matches, fingerprints, reused outcomes, index lines), recalled while the objects are the same."""
