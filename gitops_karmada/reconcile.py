@@ -153,7 +153,9 @@ class ReconcileRequest:
     full: bool = False
     """Redo every template, whatever the state index says."""
     focus: Callable[[ObjectKey], bool] | None = None
-    """Templates always redone (to be explained, for instance)."""
+    """Templates to explain: always redone, and the run computes only what their outcomes depend on (the
+    templates of their namespaces and those requiring them, ``_focus_scope``). The result holds those
+    outcomes and no files: it is not to be committed."""
     materialize: bool = True
     """Load the binding of every reused template into the result (False: only what the run needed)."""
     hash_blob: Callable[[bytes], str] = blob_sha
@@ -483,17 +485,23 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
 
     matches = {t.key.identity: matched(t) for t in templates}
     checkpoint()
-    diagnostics.extend(cross_object_warnings(inputs, policies))
     requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
     diagnostics.extend(dependency_diagnostics)
+    focus = request.focus
+    scope = _focus_scope(templates, requirers, focus) if focus is not None else None
+    if scope is None:
+        diagnostics.extend(cross_object_warnings(inputs, policies))
+    else:
+        templates = [t for t in templates if t.key.identity in scope]
     # bindings of deleted templates free their quota first; the changes are admitted in processing order
     quota_namespaces = {q.namespace for q in inputs.quotas}
-    standing = previous.bindings(i for i in sorted(current) if i[2] in quota_namespaces)
+    standing = previous.bindings(
+        i for i in sorted(current) if i[2] in quota_namespaces and (scope is None or i in scope)
+    )
     ledger = QuotaLedger.open(
         inputs.quotas, standing.values(), enforcement=ctx.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
     )
     fingerprints = FingerprintContext(inputs, request.snapshot_files, request.observed, memo)
-    focus = request.focus
 
     def fingerprint_of(template: Manifest, required: tuple[Requirement, ...]) -> str:
         ident = template.key.identity
@@ -552,6 +560,19 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         )
     progress(len(templates), len(templates))
     outcomes = [done[t.key.identity] for t in templates]
+    if scope is not None:
+        # what the focused templates are: no files, no run-wide outputs (see ``ReconcileRequest.focus``)
+        if any(d.is_error for d in previous.diagnostics):
+            return _refused(request, previous, diagnostics)
+        return RenderResult(
+            {},
+            frozenset(),
+            outcomes=tuple(outcomes),
+            diagnostics=(*diagnostics, *(d for o in outcomes for d in o.diagnostics), *previous.diagnostics),
+            inputs=ctx.inputs,
+            incremental=previous.index is not None,
+            failover=failover,
+        )
     diagnostics.extend(
         unmatched_templates(
             t for t, o in zip(templates, outcomes, strict=True) if o.match.state is ClaimState.UNMATCHED
@@ -570,6 +591,29 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     return _result(
         request, ctx, previous, outcomes, diagnostics, snapshots.snapshots, failover, policy_taints
     )
+
+
+def _focus_scope(
+    templates: Sequence[Manifest],
+    requirers: Mapping[Identity, Sequence[Identity]],
+    focus: Callable[[ObjectKey], bool],
+) -> set[Identity]:
+    """The templates whose outcomes the focused ones depend on: every template of a namespace in scope (the
+    quota fold admits a namespace's changes in order) and every template requiring one in scope
+    (``propagateDeps``), until nothing is added."""
+    by_namespace: dict[str, list[Identity]] = {}
+    for template in templates:
+        by_namespace.setdefault(template.key.namespace, []).append(template.key.identity)
+    scope: set[Identity] = set()
+    pending = [t.key.identity for t in templates if focus(t.key)]
+    while pending:
+        identity = pending.pop()
+        if identity in scope:
+            continue
+        scope.add(identity)
+        pending.extend(by_namespace.pop(identity[2], ()))
+        pending.extend(requirers.get(identity, ()))
+    return scope
 
 
 def _failover_candidates(ctx: RunContext, previous: PreviousRun, had: set[Identity]) -> list[Identity]:

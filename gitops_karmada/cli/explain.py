@@ -67,7 +67,8 @@ def find_outcome(result: RenderResult, reference: str) -> TemplateOutcome:
         raise click.UsageError(
             f"{reference!r} is ambiguous ({groups}): add the API group, e.g. Job.batch/ns/name"
         )
-    known = sorted(str(o.key) for o in result.outcomes if o.key.name == name)
+    templates = result.inputs.templates if result.inputs is not None else ()
+    known = sorted(str(t.key) for t in templates if t.key.name == name)
     hint = f"; templates named {name!r}: {', '.join(known)}" if known else ""
     raise click.UsageError(f"no template {reference!r} in the repository{hint}")
 

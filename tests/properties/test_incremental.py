@@ -14,7 +14,7 @@ write and say exactly what the cold incremental run does.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -22,6 +22,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.warm_state import WarmState
+from gitops_karmada.cli.explain import explanation
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import load_config
 from gitops_karmada.core.observed import ObservedStatus
@@ -29,6 +30,11 @@ from gitops_karmada.core.serialize import dump_yaml_documents
 from gitops_karmada.core.state_index import parse_index_shards, read_index
 from gitops_karmada.model.status import ClusterStatusSnapshot
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, next_request, reconcile
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gitops_karmada.model.keys import ObjectKey
 
 Tree = dict[str, bytes]
 CLUSTERS = ("member1", "member2", "member3")
@@ -337,6 +343,33 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
             elif path in tree:
                 tree[path] = tree[path] + b"# edited by hand\n"
 
+    @rule(data=st.data())
+    def explain_one_template(self, data: st.DataObject) -> None:
+        """``explain`` computes only what its target depends on (its namespace, the templates requiring it),
+        and must say what a run that explains every template says of it. Run on the pending changes, before
+        the next reconcile: the quota fold and the dependencies then really are computed."""
+        observed = ObservedStatus(dict(self.status), "status") if self.status else None
+        now = _now(self.step + 1)
+        everything = _run(
+            self.files, self.incremental, now, full=False, observed=observed, focus=lambda _key: True
+        )
+        if not everything.input_ok or not everything.outcomes:
+            return
+        target = data.draw(st.sampled_from(sorted(everything.outcomes, key=lambda o: o.key.identity)))
+        wanted = target.key.identity
+        alone = _run(
+            self.files,
+            self.incremental,
+            now,
+            full=False,
+            observed=observed,
+            focus=lambda key: key.identity == wanted,
+        )
+        assert alone.input_ok
+        (outcome,) = (o for o in alone.outcomes if o.key.identity == wanted)
+        assert explanation(outcome) == explanation(target)
+        assert len(alone.outcomes) <= len(everything.outcomes)
+
     @rule()
     def nothing(self) -> None:
         """A run with no change at all (everything reused)."""
@@ -397,8 +430,10 @@ def _run(
     edits: frozenset[str] | None = None,
     observed: ObservedStatus | None = None,
     warm: WarmState | None = None,
+    focus: Callable[[ObjectKey], bool] | None = None,
 ) -> RenderResult:
-    """One run; ``warm``: as a long-lived process makes it, with what earlier runs kept."""
+    """One run; ``warm``: as a long-lived process makes it, with what earlier runs kept; ``focus``: as
+    ``explain`` makes it for the templates it names."""
     config, config_diagnostics = load_config(files.get("gitops-karmada.yaml"))
     inputs = {p: c for p, c in files.items() if p != "gitops-karmada.yaml"}
     by_blob = {blob_sha(c): c for c in inputs.values()}
@@ -425,6 +460,9 @@ def _run(
             full=full,
             output_edits=edits,
             observed=observed,
+            focus=focus,
+            explain=focus is not None,
+            materialize=focus is None,
         )
     )
 
@@ -470,6 +508,29 @@ def test_one_template_changed_redoes_that_template_only() -> None:
         "karmada-state/bindings/shop/deployment.apps/c.yaml",
         "karmada-state/index/shop.json",
     ]
+
+
+def test_explain_admits_its_namespace_in_order_before_its_target() -> None:
+    """``explain b`` computes only b's namespace, but all of it: a's pending scale-up is admitted first
+    (``a`` sorts before ``b``) and leaves b over the quota, as a reconcile would."""
+    machine = IncrementalEqualsFull()
+    machine.put_config(enforce=True, failover=False)
+    machine.put_quota(cpu="1", cluster="member1")
+    machine.put_template("shop", "a", 1, "nginx:1", "front")
+    machine.put_template("shop", "b", 1, "nginx:1", "front")
+    machine.put_template("web", "c", 1, "nginx:1", "front")
+    machine.incremental_equals_full()
+    machine.put_template("shop", "a", 2, "nginx:2", "front")
+    machine.put_template("shop", "b", 2, "nginx:2", "front")
+    now = _now(machine.step + 1)
+    alone = _run(machine.files, machine.incremental, now, full=False, focus=lambda key: key.name == "b")
+    assert sorted(o.key.name for o in alone.outcomes) == ["a", "b"]  # not web's c
+    (outcome,) = (o for o in alone.outcomes if o.key.name == "b")
+    assert explanation(outcome)["scheduling"]["condition"]["reason"] == "QuotaExceeded"
+    full = _run(machine.files, machine.incremental, now, full=True)
+    (reconciled,) = (o for o in full.outcomes if o.key.name == "b")
+    assert reconciled.binding is not None and outcome.binding is not None
+    assert reconciled.binding.condition("Scheduled") == outcome.binding.condition("Scheduled")
 
 
 def test_an_index_in_one_file_is_trusted_and_replaced_by_its_shards() -> None:
