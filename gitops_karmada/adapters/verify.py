@@ -274,10 +274,12 @@ def _hand_written(
 ) -> dict[str, VerifyItem]:
     """Files of the cluster folders no record claims (information). After a hand edit of the records,
     files the last reconcile wrote are told apart: they lost their claim, they were not written by hand."""
-    paths = sorted(  # sorted after filtering: sorting the mapping itself would walk it twice (len, then iter)
+    # the cluster folders' own listing (a dict walked in C), not the state-and-outputs view over it; sorted
+    # after filtering: sorting the mapping itself would walk it twice (len, then iter)
+    paths = sorted(
         p
-        for p in state.current_blobs
-        if layout.is_output(p) and p not in result.managed and p not in result.owned and p not in found
+        for p in state.request.output_blobs
+        if p not in result.owned and p not in result.managed and p not in found and layout.is_output(p)
     )
     disowned: frozenset[str] = frozenset()
     if paths and anchor and any(item.finding is Finding.STATE_EDITED for item in found.values()):

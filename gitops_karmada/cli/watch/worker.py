@@ -283,7 +283,8 @@ class Worker:
         layout = RepoLayout.of(config)
         listed = self.store.list_entries(commit, [layout.index_dir, layout.legacy_index_path])
         found = self.store.read_blobs(sorted({e.oid for e in listed}))
-        index = read_index({e.path: found[e.oid] for e in listed}, layout)
+        # parsed into the warm state's lines: the next run reads this very index
+        index = read_index({e.path: found[e.oid] for e in listed}, layout, self.warm.index_lines)
         if index is None:
             return None
         return tuple(
