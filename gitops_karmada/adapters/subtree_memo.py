@@ -90,22 +90,19 @@ class _Walk(Generic[_T]):
             inside = self.trees([c for c in children if c.mode == TREE_MODE])
             parts: dict[str, list[TreeEntry | _T]] = {tree.path: [] for tree in split}
             counts = dict.fromkeys(parts, 0)
+            subtrees: dict[str, list[tuple[str, str]]] = {tree.path: [] for tree in split}
             for child in children:
                 parent = child.path.rpartition("/")[0]
                 if child.mode == TREE_MODE:
                     count, made = inside[child.path]
                     parts[parent].append(made)
                     counts[parent] += count
+                    subtrees[parent].append((child.path, child.oid))
                 else:
                     parts[parent].append(child)
                     counts[parent] += 1
-            for path, made_parts in parts.items():
-                found[path] = (counts[path], self.of_parts(made_parts))
-            subtrees: dict[str, list[tuple[str, str]]] = {tree.path: [] for tree in split}
-            for child in children:
-                if child.mode == TREE_MODE:
-                    subtrees[child.path.rpartition("/")[0]].append((child.path, child.oid))
             for tree in split:
+                found[tree.path] = (counts[tree.path], self.of_parts(parts[tree.path]))
                 self.used_inside[(tree.path, tree.oid)] = tuple(subtrees[tree.path])
         for tree in trees:
             self.used[(tree.path, tree.oid)] = found[tree.path]
