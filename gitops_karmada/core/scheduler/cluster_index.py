@@ -9,8 +9,9 @@ an implementation detail and never changes an answer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.model.base import Taint, TaintEffect
 from gitops_karmada.model.errors import InputError
 
@@ -104,7 +105,7 @@ class ClusterIndex:
         self._facts = facts
         self._by_name = by_name
         self._memo: dict[Hashable, dict[str, Any]] = {}
-        self._remembered: dict[Hashable, tuple[object, Any]] = {}
+        self._remembered = RunMemo()  # one run's: never begins another
 
     def __iter__(self) -> Iterator[ClusterFacts]:
         return iter(self._facts)
@@ -121,15 +122,11 @@ class ClusterIndex:
     def shared(self, owner: object, key: Hashable, compute: Callable[[], _T]) -> _T:
         """``compute()`` once per (``owner`` by identity, ``key``) while the index lives. ``owner`` is held,
         so no other object can take its id meanwhile; it need not be hashable (a policy's placement)."""
-        return self.remembered(("owner", id(owner), key), compute, hold=owner)
+        return self._remembered.recall("shared", (owner,), key, compute)
 
-    def remembered(self, key: Hashable, compute: Callable[[], _T], *, hold: object = None) -> _T:
-        """``compute()`` once per ``key`` (by value) while the index lives. ``hold`` is kept with the answer:
-        pass the objects whose ids are part of ``key``, so no other object can take their ids meanwhile."""
-        found = self._remembered.get(key)
-        if found is None:
-            found = self._remembered[key] = (hold, compute())
-        return cast("_T", found[1])
+    def remembered(self, key: Hashable, compute: Callable[[], _T], *, held: tuple[object, ...] = ()) -> _T:
+        """``compute()`` once per (``held`` by identity, ``key`` by value) while the index lives."""
+        return self._remembered.recall("remembered", held, key, compute)
 
     def memo_table(self, key: Hashable) -> dict[str, Any]:
         """A cache of per-cluster answers that depend only on ``key`` and the cluster (by name)."""

@@ -230,10 +230,9 @@ def _shared_attempt(run: _Run, observed_name: str, *, term_name: str | None) -> 
         is_uid_hash_odd(request.tie_break_uid),
         tuple(sorted(run.gates.items())),
         run.enable_empty_workload_propagation,
-        tuple(map(id, run.estimators)),
     )
     return run.index.remembered(
-        key, lambda: _attempt(run, observed_name, term_name=term_name), hold=tuple(run.estimators)
+        key, lambda: _attempt(run, observed_name, term_name=term_name), held=tuple(run.estimators)
     )
 
 
