@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_path_lookup import PathLookup
-from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, encode_path, parse_ls_tree_ids
+from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, count_runs, parse_ls_tree_ids
 from gitops_karmada.adapters.subtree_memo import TREE_MODE, SubtreeMemo, files_below
 
 if TYPE_CHECKING:
@@ -113,21 +113,12 @@ class CommittedOutputs(Mapping[str, str]):
                 if c.mode != SUBMODULE_MODE
             }
             return {name: count for name, count in found.items() if count}
-        raw = b"\0" + self._store.list_tree_raw(self._commit, folder)
-        starts: list[tuple[int, str]] = []
-        at = 0  # the runs come in the order of ``children``: each search starts where the last run began
-        for child in children:
-            if child.mode == SUBMODULE_MODE:
-                continue
-            key = f"{child.path}/" if child.mode == TREE_MODE else f"{child.path}\0"
-            start = _record_start(raw, encode_path(key), at)
-            if start >= 0:
-                at = start
-                starts.append((start, child.path[len(self._prefix) :]))
-        ends = [start for start, _ in starts[1:]] + [len(raw) - 1]
+        kept = [c for c in children if c.mode != SUBMODULE_MODE]
+        keys = [f"{c.path}/" if c.mode == TREE_MODE else f"{c.path}\0" for c in kept]
+        runs = count_runs(self._store.list_tree_raw(self._commit, folder), keys)
         counts = {
-            name: raw.count(b"\0", start, end) - raw.count(b"\0" + SUBMODULE_MODE.encode(), start, end)
-            for (start, name), end in zip(starts, ends, strict=False)  # no starts: one end, unused
+            c.path[len(self._prefix) :]: records - submodules
+            for c, (records, submodules) in zip(kept, runs, strict=True)
         }
         return {name: count for name, count in counts.items() if count}
 
@@ -135,15 +126,3 @@ class CommittedOutputs(Mapping[str, str]):
         if self._lookup is not None:
             self._lookup.close()
             self._lookup = None
-
-
-def _record_start(raw: bytes, path: bytes, at: int) -> int:
-    """The offset of the NUL before the first record (from ``at``) whose path starts with ``path``; -1 if
-    none. A match must follow the record's TAB, with no TAB between it and the record's start."""
-    found = raw.find(b"\t" + path, at)
-    while found >= 0:
-        start = raw.rfind(b"\0", 0, found)
-        if b"\t" not in raw[start:found]:
-            return start
-        found = raw.find(b"\t" + path, found + 1)
-    return -1

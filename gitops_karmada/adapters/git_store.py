@@ -411,10 +411,14 @@ class GitStore:
     def list_inside(self, rev: str, folders: Sequence[str]) -> tuple[TreeEntry, ...]:
         """Every file, link and submodule inside each of ``folders`` (recursively), in git's order: one
         ``ls-tree`` whose pathspecs (``folder/``) select exactly that, however many folders there are."""
+        return parse_ls_tree(self.list_inside_raw(rev, folders))
+
+    def list_inside_raw(self, rev: str, folders: Sequence[str]) -> bytes:
+        """``list_inside`` as git prints it (``<mode> <type> <oid> TAB <path> NUL`` records in tree order)."""
         if not folders:
-            return ()
+            return b""
         specs = [normalise_prefix(f) + "/" for f in folders]
-        return parse_ls_tree(ls_tree_raw(self._git, self.resolve(rev), specs))
+        return ls_tree_raw(self._git, self.resolve(rev), specs)
 
     def list_tree_raw(self, rev: str, folder: str) -> bytes:
         """``ls-tree -r -z`` of ``folder`` as git prints it (``<mode> <type> <oid> TAB <path> NUL`` records in

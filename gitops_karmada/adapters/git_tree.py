@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -85,6 +86,47 @@ def parse_ls_tree_ids(output: bytes) -> dict[str, str]:
             tab = record.index(b"\t")
             ids[decode_path(record[tab + 1 :])] = record[record.rindex(b" ", 0, tab) + 1 : tab].decode()
     return ids
+
+
+_NOT_SUBMODULE_PATH = re.compile(rf"(?:^|\0)(?!{SUBMODULE_MODE} )[^\t\0]*\t([^\0]*)")
+
+
+def parse_ls_tree_paths(output: bytes) -> list[str]:
+    """The paths of ``ls-tree -r -z`` records, submodules left out, in git's order: one regular expression
+    over the decoded listing (a third of ``parse_ls_tree_ids``' time for a quarter of a million files)."""
+    return _NOT_SUBMODULE_PATH.findall(decode_path(output))
+
+
+def count_runs(output: bytes, keys: Sequence[str]) -> list[tuple[int, int]]:
+    """(records, submodule records) of each run of ``ls-tree -r -z`` records whose paths start with a key
+    (``folder/`` for a tree, ``path\0`` for one file), for keys in the listing's order whose runs follow one
+    another (the listing holds nothing else): found with byte searches, without parsing a record per file."""
+    raw = b"\0" + output
+    starts: list[int] = []
+    at = 0  # each search starts where the last run began
+    for key in keys:
+        start = _record_start(raw, encode_path(key), at)
+        if start >= 0:
+            at = start
+        starts.append(start)
+    found = sorted(s for s in starts if s >= 0)
+    ends = dict(zip(found, [*found[1:], len(raw) - 1], strict=False))  # no run found: one end, unused
+    submodule = b"\0" + SUBMODULE_MODE.encode() + b" "
+    return [
+        (raw.count(b"\0", s, ends[s]), raw.count(submodule, s, ends[s])) if s >= 0 else (0, 0) for s in starts
+    ]
+
+
+def _record_start(raw: bytes, path: bytes, at: int) -> int:
+    """The offset of the NUL before the first record (from ``at``) whose path starts with ``path``; -1 if
+    none. A match must follow the record's TAB, with no TAB between it and the record's start."""
+    found = raw.find(b"\t" + path, at)
+    while found >= 0:
+        start = raw.rfind(b"\0", 0, found)
+        if b"\t" not in raw[start:found]:
+            return start
+        found = raw.find(b"\t" + path, found + 1)
+    return -1
 
 
 def normalise_prefix(prefix: str) -> str:

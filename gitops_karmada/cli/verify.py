@@ -24,6 +24,8 @@ def report_dict(report: VerifyReport) -> dict[str, object]:
         "failures": [item.to_dict() for item in report.failures],
         "info": [item.to_dict() for item in report.info],
         "failedTemplates": list(report.failed_templates),
+        "templates": report.templates,
+        "templatesRendered": report.rendered,
         "errors": [str(d) for d in report.diagnostics if d.is_error],
     }
 
@@ -47,12 +49,24 @@ def print_report(report: VerifyReport) -> None:
         )
         return
     if report.ok:
-        click.echo(f"verified {report.commit[:12]}: the output matches its inputs ({base})")
+        click.echo(
+            f"verified {report.commit[:12]}: the output matches its inputs ({base}; {_rendered(report)})"
+        )
         return
     click.echo(
         f"verify failed at {report.commit[:12]} ({base}): {len(report.failures)} file(s) stale or edited "
         f"by hand, {len(report.failed_templates)} template(s) failed; run gitops-karmada reconcile "
         "(hand edits of tool-written files belong in the templates or override policies)"
+    )
+
+
+def _rendered(report: VerifyReport) -> str:
+    """How much was re-rendered to tell: ``2 of 5,000 templates re-rendered, …``."""
+    if report.rendered == report.templates:
+        return f"{report.templates:,} template(s) re-rendered"
+    return (
+        f"{report.rendered:,} of {report.templates:,} template(s) re-rendered, the others vouched for by "
+        "their fingerprints"
     )
 
 
@@ -63,7 +77,8 @@ def print_report(report: VerifyReport) -> None:
 @click.option(
     "--full",
     is_flag=True,
-    help="Re-render every template (by default, those whose inputs' fingerprint is unchanged are trusted).",
+    help="Re-render every template (by default, those whose inputs' fingerprint is unchanged are trusted; "
+    "when nothing reconcile reads changed since the last reconcile, none is re-rendered).",
 )
 @click.option(
     "--allow-stale",

@@ -9,6 +9,7 @@ from gitops_karmada.adapters.reconciler import reconcile_ref
 from gitops_karmada.adapters.verify import Finding, verify_commit
 from tests.builders import deployment
 from tests.cli.test_lifecycle_fleet import WEB_PATH, WEB_RECORD, shop_fleet, web_policy
+from tests.cli.test_quota import quota_fleet
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
@@ -89,3 +90,43 @@ def test_an_older_revision_is_verified_as_committed_not_as_the_branch_is_now(tmp
     store = GitStore.open(repo.path)
     assert not verify_commit(store, "HEAD").ok
     assert verify_commit(store, consistent).ok
+
+
+def test_a_commit_nothing_changed_in_since_its_reconcile_is_vouched_for_as_a_full_render_reads_it(
+    tmp_path: Path,
+) -> None:
+    """The tool's commit, then a commit outside the inputs: the state index vouches for every template, so
+    nothing is re-rendered, and the report is what re-rendering everything reports (hand-written files
+    named, quota-owned files not)."""
+    repo = quota_fleet(tmp_path, staticAssignments=[{"clusterName": "member1", "hard": {"cpu": "6"}}])
+    repo.write("clusters/member2/shop/configmap/extra.yaml", "kind: ConfigMap\n")
+    repo.commit("a hand-written file")
+    store = GitStore.open(repo.path)
+    assert reconcile_ref(store, "refs/heads/main").commit is not None
+    assert list((repo.path / "clusters/member1").rglob("resourcequota/*.yaml")), "a quota-owned file"
+    repo.write("README.md", "the shop\n")
+    repo.commit("docs")
+
+    vouched = verify_commit(store, "HEAD")
+    rendered = verify_commit(store, "HEAD", full=True)
+
+    assert (vouched.rendered, vouched.templates) == (0, 1)
+    assert (rendered.rendered, rendered.templates) == (1, 1)
+    assert vouched.ok and rendered.ok
+    assert vouched.items == rendered.items
+    assert [item.path for item in vouched.info] == ["clusters/member2/shop/configmap/extra.yaml"]
+    assert (vouched.commit, vouched.last_reconcile) == (rendered.commit, rendered.last_reconcile)
+    assert set(vouched.diagnostics) <= set(rendered.diagnostics)
+
+
+def test_a_hand_edit_of_the_index_is_not_vouched_for(tmp_path: Path) -> None:
+    """The fast path trusts the index only while nothing managed changed since the tool's commit."""
+    repo = shop_fleet(tmp_path)
+    index = "karmada-state/index/shop.json"
+    repo.write(index, repo.read(index).replace('"settled":true', '"settled":false'))
+    repo.commit("an index edited by hand")
+
+    report = verify_commit(GitStore.open(repo.path), "HEAD")
+
+    assert report.rendered == report.templates == 2
+    assert [(item.path, item.finding) for item in report.failures] == [(index, Finding.STATE_EDITED)]

@@ -86,3 +86,20 @@ def test_file_counts_equal_a_whole_listing(tmp_path: Path) -> None:
         for tree in trees:
             listed = store.list_entries("HEAD", [tree.path])
             assert counts[tree.path] == sum(1 for e in listed if e.mode != SUBMODULE_MODE)
+
+
+def test_counts_from_the_listing_bytes_follow_gits_order_and_leave_submodules_out(tmp_path: Path) -> None:
+    """A first walk counts whole trees from the listing's bytes: sibling folders whose names sort differently
+    as paths and as trees (``a-b``, ``a.d`` and ``a``), a file whose name holds a TAB, and a submodule."""
+    files = {"a/x.yaml": "1\n", "a/deep/y.yaml": "2\n", "a-b/z.yaml": "3\n", "a.d/w.yaml": "4\n"}
+    files.update({"a/tab\there.yaml": "5\n", "b/only.yaml": "6\n"})
+    path = make_repo(tmp_path / "repo", files)
+    head = git(path, "rev-parse", "HEAD")
+    git(path, "update-index", "--add", "--cacheinfo", f"{SUBMODULE_MODE},{head},a/sub")
+    git(path, "commit", "-q", "-m", "a submodule")
+    store = GitStore.open(path)
+    trees = [e for e in _roots(store) if e.mode == TREE_MODE]
+
+    counts = files_below(store, "HEAD", trees, SubtreeMemo())
+
+    assert counts == {"a": 3, "a-b": 1, "a.d": 1, "b": 1}
