@@ -90,6 +90,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
     from gitops_karmada.core.external_sources import GeneratedSource
+    from gitops_karmada.core.fan_out import FanOut
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
     from gitops_karmada.core.schema_check import NativeSchemas
     from gitops_karmada.model.base import Taint
@@ -178,6 +179,9 @@ class ReconcileRequest:
     memo: RunMemo | None = None
     """What earlier runs of the same process computed of the same inputs (templates checked, policies
     defaulted and indexed, matches, fingerprints, reused outcomes, index lines), recalled by this run."""
+    fan_out: FanOut | None = None
+    """Runs the templates to redo that are independent of one another (``_redo_independent``), as an
+    adapter decides (across processes); None: one by one in the run's loop."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -531,6 +535,9 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             fingerprint = fingerprint_of(template, ())
             judged[template.key.identity] = (fingerprint, reusable(template, fingerprint))
     previous.bindings(ident for ident, (_, entry) in judged.items() if entry is None)
+    ahead, records = _redo_independent(
+        request, ctx, ledger, templates, matches, judged, previous, quota_namespaces
+    )
     done: dict[Identity, TemplateOutcome] = {}
     progress = request.progress or (lambda _done, _total: None)
     # workloads first, then the objects they depend on, which follow them to their clusters
@@ -542,6 +549,9 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         required = requirements(
             [_binding_of(done[p], previous) for p in sorted(set(requirers.get(ident, ()))) if p in done]
         )
+        if ident in ahead:
+            done[ident] = ahead[ident]
+            continue
         if ident in judged:
             fingerprint, entry = judged[ident]
         else:
@@ -589,8 +599,64 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         # a binding record that cannot be read: which files the tool owns is unknown, so nothing is written
         return _refused(request, previous, diagnostics)
     return _result(
-        request, ctx, previous, outcomes, diagnostics, snapshots.snapshots, failover, policy_taints
+        request, ctx, previous, outcomes, diagnostics, snapshots.snapshots, failover, policy_taints, records
     )
+
+
+_STRIPPED = PolicyMatch(ClaimState.UNMATCHED)
+"""Stands in for a match while an outcome travels between processes: the policies it holds cost more to
+send than the rest of the outcome, and the receiver has the very object."""
+
+
+def _redo_independent(
+    request: ReconcileRequest,
+    ctx: RunContext,
+    ledger: QuotaLedger,
+    templates: Sequence[Manifest],
+    matches: Mapping[Identity, PolicyMatch],
+    judged: Mapping[Identity, tuple[str, IndexEntry | None]],
+    previous: PreviousRun,
+    quota_namespaces: set[str],
+) -> tuple[dict[Identity, TemplateOutcome], dict[Identity, bytes]]:
+    """The outcomes (and binding records) of the templates to redo whose outcomes nothing else in the run
+    reads: no other template requires them and no quota counts their namespace, so the order they are
+    redone in cannot matter. They go through ``request.fan_out``; each is exactly what the run's loop makes
+    of it (the ledger is left as it was, as the loop would leave it for a namespace without quota)."""
+    if request.fan_out is None:
+        return {}, {}
+    independent = [
+        t
+        for t in templates
+        if (judgement := judged.get(t.key.identity)) is not None
+        and judgement[1] is None
+        and t.key.namespace not in quota_namespaces
+    ]
+    if not independent:
+        return {}, {}
+    unrequired = requirements([])
+
+    def redo(chunk: Sequence[Manifest]) -> list[tuple[TemplateOutcome, bytes | None, bool]]:
+        found = []
+        for template in chunk:
+            ident = template.key.identity
+            match = matches[ident]
+            _, outcome = _process(
+                ctx, ledger, template, match, previous.binding(ident), unrequired, judged[ident][0]
+            )
+            record = dump_yaml(outcome.binding.to_api()).encode() if outcome.binding is not None else None
+            same = outcome.match is match
+            found.append((replace(outcome, match=_STRIPPED) if same else outcome, record, same))
+        return found
+
+    outcomes: dict[Identity, TemplateOutcome] = {}
+    records: dict[Identity, bytes] = {}
+    redone = request.fan_out(redo, independent)
+    for template, (outcome, record, same) in zip(independent, redone, strict=True):
+        ident = template.key.identity
+        outcomes[ident] = replace(outcome, match=matches[ident]) if same else outcome
+        if record is not None:
+            records[ident] = record
+    return outcomes, records
 
 
 def _focus_scope(
@@ -822,9 +888,10 @@ def _result(
     snapshots: Mapping[str, ClusterSnapshot],
     failover: FailoverOutcome | None = None,
     policy_taints: Mapping[str, tuple[Taint, ...]] | None = None,
+    records: Mapping[Identity, bytes] | None = None,
 ) -> RenderResult:
     """Merge the outcomes with the run-wide outputs: records, quota outputs, released manifests, the index,
-    the eviction queue."""
+    the eviction queue. ``records``: binding records already serialised, by template."""
     layout = previous.layout
     redone = [o for o in outcomes if not o.reused]
     before = previous.bindings(o.key.identity for o in redone)
@@ -841,9 +908,10 @@ def _result(
         files.update(outcome.files)
         keep.update(outcome.keep)
         if outcome.binding is not None:
-            files[layout.binding_path(binding_key(outcome.binding))] = dump_yaml(
-                outcome.binding.to_api()
-            ).encode()
+            record = records.get(outcome.key.identity) if records else None
+            files[layout.binding_path(binding_key(outcome.binding))] = (
+                record if record is not None else dump_yaml(outcome.binding.to_api()).encode()
+            )
 
     def in_namespace(namespace: str) -> list[ResourceBinding]:
         found = [o.binding for o in outcomes if o.key.namespace == namespace and o.binding is not None]

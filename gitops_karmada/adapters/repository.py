@@ -19,6 +19,7 @@ from loguru import logger
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.adapters.external_sources import render_commit_sources, render_sources
+from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED, GitStore
 from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_prefix
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
@@ -167,6 +168,7 @@ def read_commit(
         index_lines=warm.index_lines if warm else None,
         classified=warm.classified if warm else None,
         memo=warm.memo if warm else None,
+        fan_out=ForkPool(),
     )
     return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs), view.commit)
 
@@ -276,6 +278,7 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
         read_output=lambda path: (root / path).read_bytes() if (root / path).is_file() else None,
         native_schemas=packaged_schemas(),
         generated=render_sources(plan, root, config) if not plan.empty else {},
+        fan_out=ForkPool(),
     )
     return RepositoryState(request, None, current)
 

@@ -1,0 +1,117 @@
+"""Independent per-template work across processes (``core.fan_out.FanOut``), for runs that redo thousands
+of templates (a first reconcile, a ``--full`` run, an inventory change).
+
+The children are forked: they see the loaded fleet as it is in this process, without it being sent, and
+send back only their results (pickled, through a pipe). This process does the first chunk itself. A child
+that fails or dies is not trusted: its chunk is redone here, so an error surfaces exactly as in a run
+without children. Forking is skipped where it is not safe (other threads running, e.g. the daemon's web
+server; no ``os.fork``) or not worth it (too few items per worker).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import pickle
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+from loguru import logger
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+MIN_PER_WORKER = 256
+"""Items below which a worker costs more (fork, pickling the results back) than it saves."""
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity, as a container's CPU set limits it)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@dataclass(frozen=True, slots=True)
+class ForkPool:
+    workers: int = field(default_factory=usable_cpus)
+    min_per_worker: int = MIN_PER_WORKER
+    with_threads: bool = False
+    """Fork even while other threads run (tests; a thread holding a lock at the fork would leave it held in
+    the child)."""
+
+    def __call__(self, work: Callable[[Sequence[_T]], list[_R]], items: Sequence[_T]) -> list[_R]:
+        count = min(self.workers, len(items) // max(self.min_per_worker, 1))
+        if count < 2 or not hasattr(os, "fork") or (threading.active_count() > 1 and not self.with_threads):
+            return work(items)
+        logger.bind(logger="fork-pool").debug("{} item(s) over {} processes", len(items), count)
+        bounds = [len(items) * i // count for i in range(count + 1)]
+        chunks = [items[start:end] for start, end in itertools.pairwise(bounds)]
+        children = [_Child.start(work, chunk) for chunk in chunks[1:]]
+        try:
+            results = list(work(chunks[0]))
+        except BaseException:
+            for child in children:
+                child.stop()
+            raise
+        for child, chunk in zip(children, chunks[1:], strict=True):
+            results.extend(child.collect(work, chunk))
+        return results
+
+
+@dataclass(frozen=True, slots=True)
+class _Child:
+    pid: int
+    reader: int
+
+    @classmethod
+    def start(cls, work: Callable[[Sequence[_T]], list[_R]], chunk: Sequence[_T]) -> _Child:
+        reader, writer = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child's lines run in another process
+            _serve(work, chunk, reader, writer)
+        os.close(writer)
+        return cls(pid, reader)
+
+    def collect(self, work: Callable[[Sequence[_T]], list[_R]], chunk: Sequence[_T]) -> list[_R]:
+        """The child's results; its chunk redone here when it failed (the error then raises here)."""
+        with os.fdopen(self.reader, "rb") as source:
+            payload = source.read()
+        _, status = os.waitpid(self.pid, 0)
+        try:
+            ok, found = pickle.loads(payload) if payload else (False, f"no result (wait status {status})")
+        except (pickle.UnpicklingError, EOFError, ValueError) as problem:
+            ok, found = False, f"an unreadable result ({problem})"
+        if ok:
+            return list(found)
+        logger.bind(logger="fork-pool").warning(
+            "a worker process failed on {} item(s): {}; they are redone in this process", len(chunk), found
+        )
+        return work(chunk)
+
+    def stop(self) -> None:
+        os.close(self.reader)
+        try:
+            os.kill(self.pid, 9)
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def _serve(work: Callable[[Sequence[_T]], list[_R]], chunk: Sequence[_T], reader: int, writer: int) -> None:
+    """The child: compute, send, and leave without the parent's exit handlers (they are the parent's)."""
+    status = 0
+    try:
+        os.close(reader)
+        try:
+            payload = pickle.dumps((True, work(chunk)), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException as problem:  # the parent redoes the chunk and raises it
+            payload = pickle.dumps((False, f"{type(problem).__name__}: {problem}"))
+        with os.fdopen(writer, "wb") as sink:
+            sink.write(payload)
+    except BaseException:  # nothing to report to: the parent sees no result
+        status = 1
+    finally:
+        os._exit(status)

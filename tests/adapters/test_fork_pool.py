@@ -1,0 +1,134 @@
+"""Issue 12: independent per-template work across forked processes, with the same results as in one.
+
+Real forks: the children's process ids show the work was spread; a child that fails has its chunk redone
+in the parent; and a run of the demo fleet and of a Karmada-scale-shaped fleet makes the same files and
+diagnostics with and without children.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from loguru import logger
+
+from benchmarks.fleet import write_karmada_fleet
+from gitops_karmada.adapters.fork_pool import ForkPool
+from gitops_karmada.adapters.repository import read_worktree
+from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.reconcile import reconcile
+from tests.builders import deployment, pp_doc
+from tests.cli.test_quota import GATES, frq, roomy
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+REPO_LAYOUT = Path(__file__).resolve().parents[2] / "repo-layout"
+SPREAD = ForkPool(workers=3, min_per_worker=1, with_threads=True)
+"""Forks for any number of items, under pytest's threads too."""
+
+
+def _tagged(items: Sequence[int]) -> list[tuple[int, int]]:
+    return [(item * 2, os.getpid()) for item in items]
+
+
+def test_results_come_back_in_order_from_several_processes() -> None:
+    items = list(range(100))
+
+    found = SPREAD(_tagged, items)
+
+    assert [value for value, _pid in found] == [item * 2 for item in items]
+    pids = [pid for _value, pid in found]
+    assert len(set(pids)) == 3 and pids[0] == os.getpid(), "the parent does the first chunk"
+
+
+def test_too_few_items_are_done_in_this_process() -> None:
+    found = ForkPool(workers=4, min_per_worker=50, with_threads=True)(_tagged, list(range(99)))
+
+    assert {pid for _value, pid in found} == {os.getpid()}
+
+
+def test_a_chunk_whose_child_fails_is_redone_here_and_named() -> None:
+    parent = os.getpid()
+
+    def fails_in_children(items: Sequence[int]) -> list[int]:
+        if os.getpid() != parent:
+            raise RuntimeError("out of luck")
+        return [item + 1 for item in items]
+
+    lines: list[str] = []
+    sink = logger.add(lambda message: lines.append(str(message)), level="WARNING", format="{message}")
+    try:
+        found = SPREAD(fails_in_children, list(range(30)))
+    finally:
+        logger.remove(sink)
+
+    assert found == list(range(1, 31))
+    assert len(lines) == 2
+    assert "a worker process failed on 10 item(s): RuntimeError: out of luck" in lines[0]
+
+
+def test_an_error_everywhere_raises_in_the_parent() -> None:
+    def broken(items: Sequence[int]) -> list[int]:
+        raise ValueError(f"bad item {items[0]}")
+
+    with pytest.raises(ValueError, match="bad item 0"):
+        SPREAD(broken, list(range(30)))
+
+
+def _quota_fold(root: Path) -> None:
+    """Ten workloads of 6 CPUs against a quota of 10 in one namespace: the first is admitted, the others
+    are refused because it was (the quota fold is ordered), and ten more in another namespace."""
+    files: dict[str, Any] = {
+        "gitops-karmada.yaml": GATES,
+        "inventory/member1.yaml": roomy("member1"),
+        "inventory/member2.yaml": roomy("member2"),
+        "quota.yaml": frq("shop", {"cpu": "10"}),
+    }
+    for namespace in ("shop", "free"):
+        selectors = [{"apiVersion": "apps/v1", "kind": "Deployment"}]
+        files[f"policies/{namespace}.yaml"] = pp_doc("all", namespace, selectors)
+        for index in range(10):
+            files[f"apps/{namespace}-{index}.yaml"] = deployment(
+                f"web-{index}", namespace, replicas=3, requests={"cpu": "1", "memory": "1Gi"}
+            )
+    for path, document in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(document if isinstance(document, str) else dump_yaml(document))
+
+
+@pytest.mark.parametrize("fleet", ["repo-layout", "karmada-shaped", "quota-fold"])
+def test_a_run_spread_over_processes_makes_what_one_process_makes(tmp_path: Path, fleet: str) -> None:
+    root = tmp_path / "fleet"
+    if fleet == "repo-layout":
+        shutil.copytree(REPO_LAYOUT, root)
+    elif fleet == "karmada-shaped":
+        write_karmada_fleet(root, 120, 60, 6)
+    else:
+        _quota_fold(root)
+    state = read_worktree(root, datetime(2026, 1, 1, tzinfo=UTC))
+
+    spread_items: list[int] = []
+
+    def counted(work: Callable[[Sequence[Any]], list[Any]], items: Sequence[Any]) -> list[Any]:
+        spread_items.append(len(items))
+        return SPREAD(work, items)
+
+    alone = reconcile(replace(state.request, fan_out=None))
+    spread = reconcile(replace(state.request, fan_out=counted))
+
+    assert spread_items and spread_items[0] >= 3, "enough independent templates for three processes"
+    assert alone.input_ok and alone.files
+    if fleet == "quota-fold":
+        refused = [o for o in alone.outcomes if o.key.namespace == "shop" and o.failed]
+        assert len(refused) == 9, "all but the first exceed the quota"
+    assert spread.files == alone.files
+    assert spread.diagnostics == alone.diagnostics
+    assert [(o.key, o.match, o.binding, o.paths) for o in spread.outcomes] == [
+        (o.key, o.match, o.binding, o.paths) for o in alone.outcomes
+    ]
