@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -176,6 +177,15 @@ PREEMPTED_LOG = "a user commit arrived during a status run"
 """What the daemon logs when a run for status reports alone stops for a user commit."""
 
 
+COMMITTED_RUN = re.compile(r"^reconciled \S+: committed .*\bdurationSeconds=([0-9.]+)", re.MULTILINE)
+"""The daemon's line for a run that committed; ``durationSeconds`` runs from after the fetch to after the
+push."""
+
+
+def committed_run_seconds(log: str) -> list[float]:
+    return [float(seconds) for seconds in COMMITTED_RUN.findall(log)]
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
@@ -224,10 +234,14 @@ def measure(
         log.close()
     if daemon.returncode != 0:
         raise RuntimeError(f"the daemon exited {daemon.returncode}: see {work}/{fleet}-daemon.log")
-    gave_way = (work / f"{fleet}-daemon.log").read_text(errors="replace").count(PREEMPTED_LOG)
+    daemon_log = (work / f"{fleet}-daemon.log").read_text(errors="replace")
+    gave_way = daemon_log.count(PREEMPTED_LOG)
+    # the runs that committed, in order: the first reconcile, then one per push of the single-push rounds
+    own_work = committed_run_seconds(daemon_log)[1 : 1 + pushes]
     rows = [
         f"| {fleet}: first reconcile after start | {first:.2f} s | | | 1 |",
         row(f"{fleet}: one push → its reconcile commit on the remote", single),
+        row(f"{fleet}: the daemon's own work per push (reconcile, commit, push; not the fetch)", own_work),
         row(f"{fleet}: burst of {BURST} pushes → the newest reconciled", burst),
     ]
     if churned:

@@ -11,6 +11,7 @@ follows the fleet's size, not the number of runs. Plain data; no clock, no I/O.
 
 from __future__ import annotations
 
+from operator import is_
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -41,7 +42,8 @@ class RunMemo:
         found = self._used.get(slot)
         if found is None:
             found = self._kept.get(slot)
-            if found is None or any(a is not b for a, b in zip(found[0], held, strict=True)):
+            # the same ids in the slot: the same count of held objects; ``map(is_)`` compares them in C
+            if found is None or not all(map(is_, found[0], held)):
                 found = (held, compute())
             self._used[slot] = found
         result: _T = found[1]
