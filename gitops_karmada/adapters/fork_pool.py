@@ -6,6 +6,13 @@ send back only their results (pickled, through a pipe). This process does the fi
 that fails or dies is not trusted: its chunk is redone here, so an error surfaces exactly as in a run
 without children. Forking is skipped where it is not safe (other threads running, e.g. the daemon's web
 server; no ``os.fork``) or not worth it (too few items per worker).
+
+A child holds copies of this process's descriptors, the ends of its ``git cat-file`` pipes among them,
+until it exits: git would not see the end of its input while a child lives. Nothing closes such a pipe
+while children run (the work is the pure core's), and every child has exited when ``__call__`` returns.
+The children keep the descriptors rather than close them: objects they inherit (the Lua worker's handle)
+would close the numbers again later, and might close a descriptor opened since under the same number. A
+child that needs the Lua worker starts its own (``core.interpreter.lua.worker`` checks the owner's pid).
 """
 
 from __future__ import annotations
