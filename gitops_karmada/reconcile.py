@@ -535,23 +535,33 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             fingerprint = fingerprint_of(template, ())
             judged[template.key.identity] = (fingerprint, reusable(template, fingerprint))
     previous.bindings(ident for ident, (_, entry) in judged.items() if entry is None)
+    progress = request.progress or (lambda _done, _total: None)
     ahead, records = _redo_independent(
-        request, ctx, ledger, templates, matches, judged, previous, quota_namespaces
+        request,
+        ctx,
+        ledger,
+        templates,
+        matches,
+        judged,
+        previous,
+        quota_namespaces,
+        (lambda count: progress(count, len(templates))) if request.progress is not None else None,
     )
     done: dict[Identity, TemplateOutcome] = {}
-    progress = request.progress or (lambda _done, _total: None)
+    finished = len(ahead)
     # workloads first, then the objects they depend on, which follow them to their clusters
-    for count, template in enumerate(sorted(templates, key=lambda t: t.key.identity in requirers), start=1):
-        progress(count - 1, len(templates))
+    for template in sorted(templates, key=lambda t: t.key.identity in requirers):
         checkpoint()
         ident = template.key.identity
+        if ident in ahead:
+            done[ident] = ahead[ident]
+            continue
+        progress(finished, len(templates))
+        finished += 1
         match = matches[ident]
         required = requirements(
             [_binding_of(done[p], previous) for p in sorted(set(requirers.get(ident, ()))) if p in done]
         )
-        if ident in ahead:
-            done[ident] = ahead[ident]
-            continue
         if ident in judged:
             fingerprint, entry = judged[ident]
         else:
@@ -617,6 +627,7 @@ def _redo_independent(
     judged: Mapping[Identity, tuple[str, IndexEntry | None]],
     previous: PreviousRun,
     quota_namespaces: set[str],
+    progress: Callable[[int], None] | None,
 ) -> tuple[dict[Identity, TemplateOutcome], dict[Identity, bytes]]:
     """The outcomes (and binding records) of the templates to redo whose outcomes nothing else in the run
     reads: no other template requires them and no quota counts their namespace, so the order they are
@@ -650,7 +661,7 @@ def _redo_independent(
 
     outcomes: dict[Identity, TemplateOutcome] = {}
     records: dict[Identity, bytes] = {}
-    redone = request.fan_out(redo, independent)
+    redone = request.fan_out(redo, independent, progress)
     for template, (outcome, record, same) in zip(independent, redone, strict=True):
         ident = template.key.identity
         outcomes[ident] = replace(outcome, match=matches[ident]) if same else outcome

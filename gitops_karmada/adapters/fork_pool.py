@@ -35,6 +35,9 @@ _R = TypeVar("_R")
 MIN_PER_WORKER = 256
 """Items below which a worker costs more (fork, pickling the results back) than it saves."""
 
+REPORTS = 100
+"""Reports to ``done`` over a whole call (at most: never fewer than one item between two)."""
+
 
 def usable_cpus() -> int:
     """CPUs this process may run on (its affinity, as a container's CPU set limits it)."""
@@ -49,23 +52,51 @@ class ForkPool:
     """Fork even while other threads run (tests; a thread holding a lock at the fork would leave it held in
     the child)."""
 
-    def __call__(self, work: Callable[[Sequence[_T]], list[_R]], items: Sequence[_T]) -> list[_R]:
+    def __call__(
+        self,
+        work: Callable[[Sequence[_T]], list[_R]],
+        items: Sequence[_T],
+        done: Callable[[int], None] | None = None,
+    ) -> list[_R]:
         count = min(self.workers, len(items) // max(self.min_per_worker, 1))
         if count < 2 or not hasattr(os, "fork") or (threading.active_count() > 1 and not self.with_threads):
-            return work(items)
+            return _reporting(work, items, done, len(items), 1)
         logger.bind(logger="fork-pool").debug("{} item(s) over {} processes", len(items), count)
         bounds = [len(items) * i // count for i in range(count + 1)]
         chunks = [items[start:end] for start, end in itertools.pairwise(bounds)]
+        # the children first: ``done`` may start a thread (a terminal's progress bar), after which no fork
         children = [_Child.start(work, chunk) for chunk in chunks[1:]]
         try:
-            results = list(work(chunks[0]))
+            # the children go about as fast as this process: its count times theirs is the estimate
+            results = _reporting(work, chunks[0], done, len(items), count)
         except BaseException:
             for child in children:
                 child.stop()
             raise
         for child, chunk in zip(children, chunks[1:], strict=True):
             results.extend(child.collect(work, chunk))
+        if done is not None:
+            done(len(items))
         return results
+
+
+def _reporting(
+    work: Callable[[Sequence[_T]], list[_R]],
+    items: Sequence[_T],
+    done: Callable[[int], None] | None,
+    total: int,
+    scale: int,
+) -> list[_R]:
+    """``work(items)``, in slices when ``done`` wants to know (told ``scale`` times the items done here,
+    short of ``total``)."""
+    if done is None:
+        return work(items)
+    step = max(1, total // REPORTS)
+    results: list[_R] = []
+    for start in range(0, len(items), step):
+        done(min(start * scale, total - 1))
+        results.extend(work(items[start : start + step]))
+    return results
 
 
 @dataclass(frozen=True, slots=True)

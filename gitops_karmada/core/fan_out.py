@@ -13,7 +13,13 @@ _R = TypeVar("_R")
 
 
 class FanOut(Protocol):
-    def __call__(self, work: Callable[[Sequence[_T]], list[_R]], items: Sequence[_T]) -> list[_R]:
+    def __call__(
+        self,
+        work: Callable[[Sequence[_T]], list[_R]],
+        items: Sequence[_T],
+        done: Callable[[int], None] | None = None,
+    ) -> list[_R]:
         """``work`` over ``items``, split into chunks however the implementation likes: one result per item,
-        in the items' order, exactly what ``work(items)`` returns."""
+        in the items' order, exactly what ``work(items)`` returns. ``done`` is told, in the calling process,
+        about how many items are done so far (for a progress bar)."""
         ...

@@ -47,6 +47,17 @@ def test_results_come_back_in_order_from_several_processes() -> None:
     assert len(set(pids)) == 3 and pids[0] == os.getpid(), "the parent does the first chunk"
 
 
+def test_progress_is_told_in_this_process_counting_up_to_the_total() -> None:
+    seen: list[tuple[int, int]] = []
+
+    SPREAD(_tagged, list(range(300)), lambda done: seen.append((done, os.getpid())))
+
+    counts = [done for done, _pid in seen]
+    assert counts == sorted(counts) and len(counts) > 10
+    assert counts[-1] == 300 and all(done < 300 for done in counts[:-1])
+    assert {pid for _done, pid in seen} == {os.getpid()}
+
+
 def test_too_few_items_are_done_in_this_process() -> None:
     found = ForkPool(workers=4, min_per_worker=50, with_threads=True)(_tagged, list(range(99)))
 
@@ -115,9 +126,13 @@ def test_a_run_spread_over_processes_makes_what_one_process_makes(tmp_path: Path
 
     spread_items: list[int] = []
 
-    def counted(work: Callable[[Sequence[Any]], list[Any]], items: Sequence[Any]) -> list[Any]:
+    def counted(
+        work: Callable[[Sequence[Any]], list[Any]],
+        items: Sequence[Any],
+        done: Callable[[int], None] | None = None,
+    ) -> list[Any]:
         spread_items.append(len(items))
-        return SPREAD(work, items)
+        return SPREAD(work, items, done)
 
     alone = reconcile(replace(state.request, fan_out=None))
     spread = reconcile(replace(state.request, fan_out=counted))
