@@ -18,6 +18,7 @@ from tests.builders import cluster_doc
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from gitops_karmada.model.config import ToolConfig
@@ -90,18 +91,22 @@ class FleetRepo:
         listing = git(self.path, "ls-tree", "-r", "--name-only", "HEAD", *([prefix] if prefix else []))
         return listing.splitlines() if listing else []
 
-    def cli(self, *args: str, check: int | None = 0) -> subprocess.CompletedProcess[str]:
-        """Run ``gitops-karmada`` in this repository; assert the exit code unless ``check`` is None."""
-        env = {
+    def cli(
+        self, *args: str, check: int | None = 0, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``gitops-karmada`` in this repository; assert the exit code unless ``check`` is None. ``env``:
+        variables set for this run."""
+        variables = {
             **os.environ,
             "GIT_AUTHOR_DATE": FIXED_DATE,
             "GIT_COMMITTER_DATE": FIXED_DATE,
             "COLUMNS": "200",
+            **(env or {}),
         }
         done = subprocess.run(
             [sys.executable, "-m", "gitops_karmada", *args],
             cwd=self.path,
-            env=env,
+            env=variables,
             capture_output=True,
             text=True,
             check=False,

@@ -7,6 +7,9 @@ that fails or dies is not trusted: its chunk is redone here, so an error surface
 without children. Forking is skipped where it is not safe (other threads running, e.g. the daemon's web
 server; no ``os.fork``) or not worth it (too few items per worker).
 
+How many processes: ``GITOPS_KARMADA_WORKERS`` when set (1: never fork), else the CPUs this process may use
+(its affinity, capped by a cgroup v2 CPU quota, as a container's limit sets it).
+
 A child holds copies of this process's descriptors, the ends of its ``git cat-file`` pipes among them,
 until it exits: git would not see the end of its input while a child lives. Nothing closes such a pipe
 while children run (the work is the pure core's), and every child has exited when ``__call__`` returns.
@@ -22,12 +25,15 @@ import os
 import pickle
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from loguru import logger
 
+from gitops_karmada.model.errors import AdapterError
+
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -39,14 +45,35 @@ REPORTS = 100
 """Reports to ``done`` over a whole call (at most: never fewer than one item between two)."""
 
 
-def usable_cpus() -> int:
-    """CPUs this process may run on (its affinity, as a container's CPU set limits it)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+WORKERS_VARIABLE = "GITOPS_KARMADA_WORKERS"
+CGROUP_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+
+
+def usable_cpus(cpu_max: Path = CGROUP_CPU_MAX) -> int:
+    """CPUs this process may use: its affinity (a container's CPU set), capped by the cgroup v2 quota
+    (``cpu.max``: ``<quota> <period>``, or ``max``), rounded up."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    try:
+        quota, _, period = cpu_max.read_text(encoding="ascii").strip().partition(" ")
+        limit = -(-int(quota) // int(period))
+    except (OSError, ValueError, ZeroDivisionError):  # no cgroup v2 file, or ``max``: no quota
+        return cpus
+    return max(1, min(cpus, limit))
+
+
+def configured_workers(environ: Mapping[str, str] = os.environ) -> int:
+    """``GITOPS_KARMADA_WORKERS`` (a whole number, at least 1) when set, else ``usable_cpus()``."""
+    raw = environ.get(WORKERS_VARIABLE, "").strip()
+    if not raw:
+        return usable_cpus()
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
+        raise AdapterError(f"{WORKERS_VARIABLE} must be a whole number of processes (1 or more), not {raw!r}")
+    return int(raw)
 
 
 @dataclass(frozen=True, slots=True)
 class ForkPool:
-    workers: int = field(default_factory=usable_cpus)
+    workers: int = field(default_factory=configured_workers)
     min_per_worker: int = MIN_PER_WORKER
     with_threads: bool = False
     """Fork even while other threads run (tests; a thread holding a lock at the fork would leave it held in

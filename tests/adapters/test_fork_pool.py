@@ -18,9 +18,10 @@ import pytest
 from loguru import logger
 
 from benchmarks.fleet import write_karmada_fleet
-from gitops_karmada.adapters.fork_pool import ForkPool
+from gitops_karmada.adapters.fork_pool import ForkPool, configured_workers, usable_cpus
 from gitops_karmada.adapters.repository import read_worktree
 from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.model.errors import AdapterError
 from gitops_karmada.reconcile import reconcile
 from tests.builders import deployment, pp_doc
 from tests.cli.test_quota import GATES, frq, roomy
@@ -147,3 +148,27 @@ def test_a_run_spread_over_processes_makes_what_one_process_makes(tmp_path: Path
     assert [(o.key, o.match, o.binding, o.paths) for o in spread.outcomes] == [
         (o.key, o.match, o.binding, o.paths) for o in alone.outcomes
     ]
+
+
+@pytest.mark.parametrize(
+    ("cpu_max", "expected"),
+    [("max 100000\n", 2), ("150000 100000\n", 2), ("50000 100000\n", 1), ("nonsense", 2)],
+    ids=["no-quota", "one-and-a-half-cpus", "half-a-cpu", "unreadable"],
+)
+def test_a_cgroup_quota_caps_the_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpu_max: str, expected: int
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1})
+    quota = tmp_path / "cpu.max"
+    quota.write_text(cpu_max)
+
+    assert usable_cpus(quota) == expected
+    assert usable_cpus(tmp_path / "absent") == 2
+
+
+def test_the_environment_sets_the_processes_and_a_bad_value_is_named() -> None:
+    assert configured_workers({"GITOPS_KARMADA_WORKERS": "3"}) == 3
+    assert configured_workers({}) == usable_cpus()
+    for bad in ("0", "two", "-1", "1.5"):
+        with pytest.raises(AdapterError, match=f"GITOPS_KARMADA_WORKERS must be a whole number.*{bad!r}"):
+            configured_workers({"GITOPS_KARMADA_WORKERS": bad})
