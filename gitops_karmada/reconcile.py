@@ -458,7 +458,9 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         "policy_index",
         (*inputs.propagation_policies, *inputs.cluster_propagation_policies),
         len(inputs.propagation_policies),
-        lambda: PolicyIndex.build(inputs.propagation_policies, inputs.cluster_propagation_policies),
+        lambda: PolicyIndex.build(
+            inputs.propagation_policies, inputs.cluster_propagation_policies, request.memo
+        ),
     )
     override_names = frozenset(
         {(p.namespace, p.name) for p in inputs.override_policies}
@@ -485,7 +487,11 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
 
         if prior is not None and not isinstance(prior, PriorClaim):
             return compute()  # a record read in full: its claim is all matching reads of it
-        return memo.recall("match", (template, policies), (prior, preemption, override_names), compute)
+        claim = prior.claim if prior is not None else None
+        # held: the policies matching can read for this template, not the whole index (which another
+        # policy's change replaces)
+        read = policies.read_for(template, claim[0] if claim is not None else None)
+        return memo.recall("match", read, (prior, preemption, override_names), compute)
 
     matches = {t.key.identity: matched(t) for t in templates}
     checkpoint()

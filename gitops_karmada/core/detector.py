@@ -38,6 +38,7 @@ from gitops_karmada.model.policies import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from gitops_karmada.core.run_memo import RunMemo
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.manifest import Manifest
 
@@ -137,12 +138,16 @@ class PolicyIndex:
     ] = field(default_factory=dict, compare=False, repr=False)
     """By template identity: the template they were computed for (an index kept between runs may see
     another version of it) and its candidates."""
+    memo: RunMemo | None = field(default=None, compare=False, repr=False)
+    """A long-lived process's memo: candidates are recalled from an earlier index by the policies they
+    were ranked from (``read_for``), so a change of one policy does not rank every template again."""
 
     @classmethod
     def build(
         cls,
         propagation_policies: Iterable[PropagationPolicy],
         cluster_propagation_policies: Iterable[ClusterPropagationPolicy],
+        memo: RunMemo | None = None,
     ) -> PolicyIndex:
         pp: dict[tuple[str, str, str], list[PropagationPolicy]] = {}
         pp_named: dict[tuple[str, str, str, str], list[PropagationPolicy]] = {}
@@ -169,7 +174,28 @@ class PolicyIndex:
             by_ref,
             {k: tuple(v) for k, v in pp_named.items()},
             {k: tuple(v) for k, v in cpp_named.items()},
+            memo=memo,
         )
+
+    def read_for(self, template: Manifest, claimed: PolicyRef | None) -> tuple[object, ...]:
+        """Everything ``match_policy`` reads of the index for ``template`` claimed by ``claimed``: the
+        policies indexed under its kind and name, then the claimed one (``None`` between the groups and for
+        a claimed policy that does not exist). Equal tuples of the very same objects give the same match,
+        whatever else the index holds (a warm run keeps matches across a change of another policy)."""
+        key = template.key
+        named = (key.api_version, key.kind, key.name)
+        found: list[object] = [template]
+        if key.namespace:
+            found += self.propagation.get((key.namespace, key.api_version, key.kind), ())
+            found.append(None)
+            found += self.propagation_by_name.get((key.namespace, *named), ())
+        found.append(None)
+        found += self.cluster_propagation.get((key.api_version, key.kind), ())
+        found.append(None)
+        found += self.cluster_propagation_by_name.get(named, ())
+        found.append(None)
+        found.append(self.by_ref.get(claimed) if claimed is not None else None)
+        return tuple(found)
 
     def candidates_for(self, template: Manifest) -> tuple[tuple[Candidate, ...], tuple[Candidate, ...]]:
         """(PropagationPolicy candidates, ClusterPropagationPolicy candidates), each best first."""
@@ -177,6 +203,17 @@ class PolicyIndex:
         known = self._candidates.get(key.identity)
         if known is not None and known[0] is template:
             return known[1]
+        if self.memo is None:
+            found = self._ranked_candidates(template)
+        else:
+            found = self.memo.recall(
+                "candidates", self.read_for(template, None), None, lambda: self._ranked_candidates(template)
+            )
+        self._candidates[key.identity] = (template, found)
+        return found
+
+    def _ranked_candidates(self, template: Manifest) -> tuple[tuple[Candidate, ...], tuple[Candidate, ...]]:
+        key = template.key
         pps: tuple[PropagationPolicy, ...] = ()
         if key.namespace:
             pps = _union(
@@ -187,9 +224,7 @@ class PolicyIndex:
             self.cluster_propagation.get((key.api_version, key.kind), ()),
             self.cluster_propagation_by_name.get((key.api_version, key.kind, key.name), ()),
         )
-        found = (_ranked(template, pps), _ranked(template, cpps))
-        self._candidates[key.identity] = (template, found)
-        return found
+        return _ranked(template, pps), _ranked(template, cpps)
 
 
 def _selector_keys(policy: AnyPropagationPolicy) -> list[tuple[str, str, str]]:

@@ -22,7 +22,7 @@ from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.loading import decode
 from gitops_karmada.core.state_index import IndexLines, parse_index
 from gitops_karmada.reconcile import reconcile
-from tests.builders import cluster_doc, deployment, pp_doc
+from tests.builders import cluster_doc, cpp_doc, deployment, pp_doc
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
@@ -42,6 +42,7 @@ MEMBER2_ONLY = {"clusterAffinity": {"clusterNames": ["member2"]}}
 INDEX = "karmada-state/index/shop.json"  # the namespace of every template here
 ALL = frozenset({"all"})  # the last change empties member1: guardrails lifted, on both sides alike
 RENDERED = "clusters/member1/shop/deployment.apps/web-1.yaml"
+WEB_9 = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web-9"}
 
 
 def fleet(tmp_path: Path) -> FleetRepo:
@@ -103,6 +104,11 @@ def test_warm_runs_commit_exactly_what_cold_runs_commit(tmp_path: Path) -> None:
         ("apps/web-4.yaml", deployment("web-4", namespace="shop", image="nginx:1")),
         ("policies/web.yaml", {**POLICY, "spec": {**POLICY["spec"], "placement": MEMBER2_ONLY}}),
         ("apps/web-0.yaml", None),
+        # a template no policy selects, then a ClusterPropagationPolicy naming it, then a change of that
+        # policy: a match is recalled only with the very policies indexed under its kind and its name
+        ("apps/web-9.yaml", deployment("web-9", namespace="other", image="nginx:1")),
+        ("policies/named.yaml", cpp_doc("named", [WEB_9])),
+        ("policies/named.yaml", cpp_doc("named", [WEB_9], placement=MEMBER2_ONLY)),
     ]
     for path, content in changes:
         for root in (repo.path, twin):
@@ -112,11 +118,14 @@ def test_warm_runs_commit_exactly_what_cold_runs_commit(tmp_path: Path) -> None:
             else:
                 copy.write(path, content)
             copy.commit(f"change {path}")
-        read_entries = repo.read(INDEX).count('": {')
+        read_entries = sum(
+            shard.read_text().count('": {') for shard in (repo.path / "karmada-state/index").glob("*.json")
+        )
         cold = reconcile_ref(GitStore.open(twin), "refs/heads/main", allow=ALL)
         hot = reconcile_ref(GitStore.open(repo.path), "refs/heads/main", allow=ALL, warm=warm)
-        # the broken file: refused; its removal: the output of the commit before it, already there
-        committed = path != "apps/broken.yaml"
+        # the broken file: refused; its removal: the output of the commit before it, already there; web-9
+        # alone: selected by no policy, nothing to write
+        committed = path not in ("apps/broken.yaml", "apps/web-9.yaml")
         assert (hot.commit is not None) == (cold.commit is not None) == committed
         if hot.result is not None and cold.result is not None:
             assert list(map(str, hot.result.diagnostics)) == list(map(str, cold.result.diagnostics))
