@@ -552,6 +552,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         previous,
         quota_namespaces,
         (lambda count: progress(count, len(templates))) if request.progress is not None else None,
+        checkpoint,
     )
     done: dict[Identity, TemplateOutcome] = {}
     finished = len(ahead)
@@ -634,6 +635,7 @@ def _redo_independent(
     previous: PreviousRun,
     quota_namespaces: set[str],
     progress: Callable[[int], None] | None,
+    checkpoint: Callable[[], None],
 ) -> tuple[dict[Identity, TemplateOutcome], dict[Identity, bytes]]:
     """The outcomes (and binding records) of the templates to redo whose outcomes nothing else in the run
     reads: no other template requires them and no quota counts their namespace, so the order they are
@@ -655,6 +657,7 @@ def _redo_independent(
     def redo(chunk: Sequence[Manifest]) -> list[tuple[TemplateOutcome, bytes | None, bool]]:
         found = []
         for template in chunk:
+            checkpoint()  # a daemon's status run gives way to a user commit here too (it never forks)
             ident = template.key.identity
             match = matches[ident]
             _, outcome = _process(

@@ -21,7 +21,7 @@ from benchmarks.fleet import write_karmada_fleet
 from gitops_karmada.adapters.fork_pool import ForkPool, configured_workers, usable_cpus
 from gitops_karmada.adapters.repository import read_worktree
 from gitops_karmada.core.serialize import dump_yaml
-from gitops_karmada.model.errors import AdapterError
+from gitops_karmada.model.errors import AdapterError, RunCancelled
 from gitops_karmada.reconcile import reconcile
 from tests.builders import deployment, pp_doc
 from tests.cli.test_quota import GATES, frq, roomy
@@ -172,3 +172,33 @@ def test_the_environment_sets_the_processes_and_a_bad_value_is_named() -> None:
     for bad in ("0", "two", "-1", "1.5"):
         with pytest.raises(AdapterError, match=f"GITOPS_KARMADA_WORKERS must be a whole number.*{bad!r}"):
             configured_workers({"GITOPS_KARMADA_WORKERS": bad})
+
+
+def test_a_run_is_asked_whether_it_is_cancelled_between_independent_templates(tmp_path: Path) -> None:
+    """The daemon's status runs give way to a user commit between templates: templates redone ahead of the
+    run's loop are no exception."""
+    root = tmp_path / "fleet"
+    write_karmada_fleet(root, 120, 60, 6)
+    state = read_worktree(root, datetime(2026, 1, 1, tzinfo=UTC))
+    asked: list[int] = []
+    spreading: list[int] = []
+    returned: list[int] = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return bool(spreading) and len(asked) > spreading[0] + 10
+
+    def watched(
+        work: Callable[[Sequence[Any]], list[Any]],
+        items: Sequence[Any],
+        done: Callable[[int], None] | None = None,
+    ) -> list[Any]:
+        spreading.append(len(asked))
+        found = ForkPool(workers=1)(work, items, done)
+        returned.append(len(found))
+        return found
+
+    with pytest.raises(RunCancelled):
+        reconcile(replace(state.request, fan_out=watched, cancelled=cancelled))
+    assert spreading, "the templates were redone ahead of the loop"
+    assert not returned, "the run stopped while they were redone"
