@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import os
 import pickle
+import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,7 +160,7 @@ class _Child:
     def stop(self) -> None:
         os.close(self.reader)
         try:
-            os.kill(self.pid, 9)
+            os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
         except ChildProcessError:
             pass
