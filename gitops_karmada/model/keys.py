@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NewType
 
 ClusterName = NewType("ClusterName", str)
@@ -23,15 +23,17 @@ class ObjectKey:
     kind: str
     namespace: str
     name: str
+    identity: tuple[str, str, str, str] = field(init=False, repr=False, compare=False)
+    """What makes two objects the same Kubernetes object: the version is not part of it. Kept, not
+    derived on each use: a run asks a template's identity a few dozen times."""
+
+    def __post_init__(self) -> None:
+        group = self.api_version.rpartition("/")[0]
+        object.__setattr__(self, "identity", (group, self.kind, self.namespace, self.name))
 
     @property
     def group(self) -> str:
-        return group_of(self.api_version)
-
-    @property
-    def identity(self) -> tuple[str, str, str, str]:
-        """What makes two objects the same Kubernetes object: the version is not part of it."""
-        return (self.group, self.kind, self.namespace, self.name)
+        return self.identity[0]
 
     def __str__(self) -> str:
         kind = f"{self.kind}.{self.group}" if self.group else self.kind
