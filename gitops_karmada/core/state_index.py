@@ -95,21 +95,36 @@ class IndexEntry:
 
     @classmethod
     def from_api(cls, raw: Mapping[str, Any]) -> IndexEntry:
+        """The entry of a parsed JSON line; TypeError or KeyError when a field has the wrong shape (an
+        index edited by hand is then not trusted). Types are checked a whole collection at a time: a run
+        reads 5,000 entries of 50 clusters each."""
         claim = raw.get("claim")
+        rendered = tuple(raw["rendered"])
+        placement = dict(raw.get("placement", {}))
+        health = dict(raw.get("health", {}))
+        _only(rendered, str)
+        _only(placement.values(), int)
+        _only(health.values(), str)
         return cls(
             fingerprint=str(raw["fingerprint"]),
             record=str(raw["record"]),
             files=str(raw["files"]),
-            rendered=tuple(str(c) for c in raw["rendered"]),
+            rendered=rendered,
             settled=bool(raw["settled"]),
             claim=(str(claim[0]), str(claim[1]), str(claim[2]), str(claim[3])) if claim else None,
             warnings=tuple(_diagnostic_from_api(d) for d in raw.get("warnings", ())),
-            placement={str(k): int(v) for k, v in raw.get("placement", {}).items()},
+            placement=placement,
             workload=bool(raw.get("workload", False)),
             failover=bool(raw.get("failover", False)),
-            health={str(k): str(v) for k, v in raw.get("health", {}).items()},
+            health=health,
             ready=str(raw.get("ready", "")),
         )
+
+
+def _only(values: Iterable[Any], kind: type) -> None:
+    # the keys of a JSON object are always strings; its values and array items are checked here
+    if not set(map(type, values)) <= {kind}:
+        raise TypeError(f"expected only {kind.__name__} values")
 
 
 @dataclass(frozen=True, slots=True)

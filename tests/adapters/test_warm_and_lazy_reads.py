@@ -14,6 +14,9 @@ import shutil
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import orjson
+import pytest
+
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.reconciler import reconcile_ref
@@ -158,6 +161,22 @@ def test_index_lines_parse_like_the_whole_file(tmp_path: Path) -> None:
     reindented = raw.replace(b"\n  ", b"\n    ")
     assert parse_index(reindented, memo) == whole  # another layout: parsed whole
     assert parse_index(b"{not json", memo) is None
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("placement", b'{"member1":"2"}'), ("rendered", b'["member1",3]'), ("health", b'{"member1":1}')],
+)
+def test_an_index_entry_of_the_wrong_shape_is_not_trusted(tmp_path: Path, field: str, value: bytes) -> None:
+    raw = (fleet(tmp_path).path / INDEX).read_bytes()
+    line = next(line for line in raw.splitlines() if b'"fingerprint"' in line)
+    entry = orjson.loads(b"{" + line.rstrip(b",") + b"}")
+    ((identity, body),) = entry.items()
+    body[field] = orjson.loads(value)
+    edited = raw.replace(line.rstrip(b","), orjson.dumps({identity: body})[1:-1])
+    assert edited != raw
+    assert parse_index(edited) is None
+    assert parse_index(edited, {}) is None  # line by line too
 
 
 def test_decoded_memory_holds_what_the_run_read(tmp_path: Path) -> None:
