@@ -86,6 +86,8 @@ def released_record(
     """The state file listing released manifests: earlier entries whose file still exists, plus new ones."""
     entries = released_entries(previous)
     listed = list(outcomes)
+    if not entries and not any(o.released for o in listed):
+        return None  # nothing to list (and the quarter of a million paths owned need not be collected)
     owned_now = {p for o in listed for p in o.paths.values()}
     entries = {p: e for p, e in entries.items() if p in output_blobs and p not in owned_now}
     for outcome in listed:

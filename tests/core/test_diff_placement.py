@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gitops_karmada.core.diff import ChangeKind, ProblemKind, compare
+from gitops_karmada.core.diff.placement import BoundPlacement, Identity, replicas_after, replicas_by_cluster
 from gitops_karmada.core.diff.wording import cell_text, percent
 from gitops_karmada.model.diagnostics import error
+from gitops_karmada.model.keys import ObjectKey
 from tests.action.diffdata import binding, side
+
+if TYPE_CHECKING:
+    from collections import Counter
 
 D = "Deployment"
 
@@ -176,3 +184,41 @@ def test_render_failures_are_problems_once_per_template() -> None:
         ("Deployment.apps/shop/api", ProblemKind.UNSCHEDULABLE),
         ("Deployment.apps/shop/web", ProblemKind.FAILED),
     ]
+
+
+_CLUSTERS = st.sampled_from(["m1", "m2", "m3", "m4"])
+_PLACEMENT = st.builds(
+    lambda has, replicas: (has, replicas),
+    st.booleans(),
+    st.dictionaries(_CLUSTERS, st.integers(min_value=0, max_value=5), max_size=4),
+)
+
+
+@given(
+    base=st.dictionaries(st.sampled_from("abcdef"), _PLACEMENT, max_size=6),
+    head=st.dictionaries(st.sampled_from("abcdef"), _PLACEMENT, max_size=6),
+    shared=st.sets(st.sampled_from("abcdef")),
+)
+def test_replicas_after_counts_what_a_second_full_count_would(
+    base: dict[str, tuple[bool, dict[str, int]]],
+    head: dict[str, tuple[bool, dict[str, int]]],
+    shared: set[str],
+) -> None:
+    def placements(side: dict[str, tuple[bool, dict[str, int]]]) -> dict[Identity, BoundPlacement]:
+        return {
+            ("apps", D, "ns", name): BoundPlacement(
+                key=ObjectKey("apps/v1", D, "ns", name), policy="pp/p", has_replicas=has, replicas=replicas
+            )
+            for name, (has, replicas) in side.items()
+        }
+
+    old, new = placements(base), placements(head)
+    new.update({i: p for i, p in old.items() if i[3] in shared})  # the very object on both sides
+    before = replicas_by_cluster(old.values())
+    after = replicas_after(before, old, new)
+    expected = replicas_by_cluster(new.values())
+    assert {c: after[c] for c in _all(after, expected)} == {c: expected[c] for c in _all(after, expected)}
+
+
+def _all(*counters: Counter[str]) -> set[str]:
+    return {cluster for counter in counters for cluster in counter}

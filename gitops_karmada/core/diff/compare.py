@@ -23,6 +23,7 @@ from gitops_karmada.core.diff.placement import (
     claimed_policy,
     compare_placement,
     index_bindings,
+    replicas_after,
     replicas_by_cluster,
     template_problems,
 )
@@ -64,13 +65,14 @@ def compare(
         replace(o, note=RELEASED_NOTE) if o.path in released_paths else o
         for o in compare_manifests(base_manifests, head_manifests, head.clusters_dir, keys)
     )
+    before = replicas_by_cluster(base_placements.values())
     clusters = _cluster_changes(
         workloads,
         objects,
         objects_before=counts_before,
         objects_after=counts_after,
-        replicas_before=replicas_by_cluster(base_placements.values()),
-        replicas_after=replicas_by_cluster(running_after.values()),
+        replicas_before=before,
+        replicas_after=replicas_after(before, base_placements, running_after),
     )
 
     old_problems = template_problems(base.bindings, base.diagnostics)

@@ -92,7 +92,11 @@ def input_changes(
     changes: list[InputChange] = []
     for key in sorted(old.keys() | new.keys(), key=lambda k: (KIND_ORDER.index(k[0]), k[1], k[2])):
         before, after = old.get(key), new.get(key)
-        if before is not None and after is not None and before[0].to_api() == after[0].to_api():
+        if (
+            before is not None
+            and after is not None
+            and (before[0] is after[0] or before[0].to_api() == after[0].to_api())
+        ):
             continue
         kind, namespace, name = key
         if kind == "Cluster":

@@ -181,6 +181,30 @@ def replicas_by_cluster(placements: Iterable[BoundPlacement]) -> Counter[str]:
     return totals
 
 
+def replicas_after(
+    before: Counter[str],
+    base: Mapping[Identity, BoundPlacement],
+    head: Mapping[Identity, BoundPlacement],
+) -> Counter[str]:
+    """``replicas_by_cluster(head.values())`` from ``before`` (the base's totals): only the workloads whose
+    placement differs are counted again, not the whole fleet a second time."""
+    totals = Counter(before)
+    for identity in base.keys() | head.keys():
+        old, new = base.get(identity), head.get(identity)
+        if old is new or (
+            old is not None
+            and new is not None
+            and old.has_replicas == new.has_replicas
+            and old.replicas == new.replicas
+        ):
+            continue
+        if old is not None and old.has_replicas:
+            totals.subtract(old.replicas)
+        if new is not None and new.has_replicas:
+            totals.update(new.replicas)
+    return totals  # a cluster whose replicas all left stays at 0: a Counter reads the same as absent
+
+
 def template_problems(
     bindings: Iterable[ResourceBinding], diagnostics: Iterable[Diagnostic]
 ) -> dict[tuple[str, ProblemKind], TemplateProblem]:
