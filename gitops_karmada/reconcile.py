@@ -153,6 +153,9 @@ class ReconcileRequest:
     """Also evaluate the scheduler where Karmada keeps the previous result, so it can be explained."""
     full: bool = False
     """Redo every template, whatever the state index says."""
+    lint: bool = True
+    """Run the whole-input lint (``core.lint``: cross-object warnings, never errors). False for callers that
+    show no warnings, as ``diff``, which reports errors only."""
     focus: Callable[[ObjectKey], bool] | None = None
     """Templates to explain: always redone, and the run computes only what their outcomes depend on (the
     templates of their namespaces and those requiring them, ``_focus_scope``). The result holds those
@@ -499,10 +502,10 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     diagnostics.extend(dependency_diagnostics)
     focus = request.focus
     scope = _focus_scope(templates, requirers, focus) if focus is not None else None
-    if scope is None:
-        diagnostics.extend(cross_object_warnings(inputs, policies))
-    else:
+    if scope is not None:
         templates = [t for t in templates if t.key.identity in scope]
+    elif request.lint:
+        diagnostics.extend(cross_object_warnings(inputs, policies))
     # bindings of deleted templates free their quota first; the changes are admitted in processing order
     quota_namespaces = {q.namespace for q in inputs.quotas}
     standing = previous.bindings(

@@ -20,6 +20,7 @@ from loguru import logger
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.layered_blobs import LayeredBlobs, candidates
+from gitops_karmada.adapters.reconciler import unchanged_since_reconcile
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.cli.logs import colour_wanted
@@ -40,14 +41,18 @@ from gitops_karmada.core.diff import (
     render_text,
 )
 from gitops_karmada.core.diff.placement import placements_from_index
+from gitops_karmada.core.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.loading import load_bindings
+from gitops_karmada.core.state_index import read_index
 from gitops_karmada.model.errors import GitError, GitopsKarmadaError
 from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
 
     from gitops_karmada.core.diff import Guardrail
+    from gitops_karmada.core.state_index import StateIndex
 
 EXIT_NO_CHANGE = 0
 EXIT_CHANGES = 1
@@ -200,7 +205,9 @@ def compare_sides(
         base = read_checkout(base_path)
     else:
         assert store is not None
-        base = read_revision(store, base_rev or default_base(store, head_rev or "HEAD"), warm)
+        base_sha = base_rev or default_base(store, head_rev or "HEAD")
+        # what the comparison reads of the base's unmatched templates: whether the head's still are
+        base = read_revision(store, base_sha, warm, asked=frozenset(head.unmatched))
     paths = None
     if store is not None and isinstance(base.blobs, LayeredBlobs) and isinstance(head.blobs, LayeredBlobs):
         # two revisions: only the paths they (or their renders) differ in are compared, not every file
@@ -233,13 +240,26 @@ def default_base(store: GitStore, head: str) -> str:
     return base
 
 
-def read_revision(store: GitStore, rev: str, warm: WarmState | None = None) -> DiffSide:
+def read_revision(
+    store: GitStore, rev: str, warm: WarmState | None = None, *, asked: Collection[str] | None = None
+) -> DiffSide:
     """Render the commit ``rev`` incrementally: only templates whose inputs changed since its last
     reconcile are redone; every other file and binding is taken from the commit, and read only if the
-    other side differs there. ``warm``: decoded and loaded inputs kept from the other side (by content)."""
+    other side differs there. ``warm``: decoded and loaded inputs kept from the other side (by content).
+
+    ``asked``: the templates (``str(key)``) whose unmatched state the comparison reads. When given and
+    nothing ``reconcile`` reads changed since a reconcile of this engine, the state index stands for every
+    template whose result is settled (``unchanged_since_reconcile``): only the unsettled and the asked ones
+    are redone (with what their outcomes depend on), and the side's ``unmatched`` answers for those."""
     state = read_commit(store, rev, materialize=False, warm=warm)
     assert state.source is not None
-    result = reconcile(state.request)
+    vouched = vouched_index(store, rev, state) if asked is not None else None
+    request = replace(state.request, lint=False)  # the comparison reads errors only
+    if vouched is not None:
+        assert asked is not None
+        redo = {identity for identity, entry in vouched.entries.items() if not entry.settled}
+        request = replace(request, focus=lambda key: key.identity in redo or str(key) in asked)
+    result = reconcile(request)
     changes = result.changes(state.current_blobs, store.blob_id)
     committed = state.current_blobs
     overlay = {path: None if content is None else store.blob_id(content) for path, content in changes.items()}
@@ -257,13 +277,24 @@ def read_revision(store: GitStore, rev: str, warm: WarmState | None = None) -> D
 
     rendered = {p: c for p, c in changes.items() if c is not None}
     label = state.source[:12] if rev == state.source else f"{rev} ({state.source[:12]})"
-    return replace(side_of(label, state, result, rendered, blobs, read), cluster_counts=counts)
+    side = side_of(label, state, result, rendered, blobs, read, index=vouched)
+    return replace(side, cluster_counts=counts)
+
+
+def vouched_index(store: GitStore, rev: str, state: RepositoryState) -> StateIndex | None:
+    """The state index of ``rev`` when a run would make exactly its output again: nothing ``reconcile`` reads
+    changed since a reconcile of this engine, whose index this is."""
+    if unchanged_since_reconcile(store, rev) is None:
+        return None
+    request = state.request
+    index = read_index(request.state_files, RepoLayout.of(request.config), request.index_lines)
+    return index if index is not None and index.engine == ENGINE_VERSION else None
 
 
 def read_checkout(root: Path) -> DiffSide:
     """Render the files under ``root`` (a second checkout); the wall clock stands in for the commit time."""
     state = read_worktree(root, datetime.now(UTC))
-    result = reconcile(state.request)
+    result = reconcile(replace(state.request, lint=False))
     changes = result.changes(state.current_blobs)
     tree = {p: (root / p).read_bytes() for p in state.current_blobs if p not in changes}
     tree.update({p: c for p, c in changes.items() if c is not None})
@@ -277,12 +308,16 @@ def side_of(
     tree: dict[str, bytes],
     blobs: Mapping[str, str] | None = None,
     read: Callable[[Sequence[str]], Mapping[str, bytes]] | None = None,
+    *,
+    index: StateIndex | None = None,
 ) -> DiffSide:
+    """``index``: the state index that stands for the templates a focused ``result`` did not redo."""
     request = state.request
     placements = None
-    if result.input_ok and result.index is not None:
+    index = result.index if index is None else index
+    if result.input_ok and index is not None:
         bindings = tuple(o.binding for o in result.outcomes if o.binding is not None and not o.reused)
-        placements = placements_from_index(result.index)
+        placements = placements_from_index(index)
     elif result.input_ok:
         bindings = result.bindings
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pytest
@@ -11,12 +12,14 @@ from gitops_karmada.core.lint import cross_object_warnings
 from gitops_karmada.core.loading import CONFIG_FILE, load, load_config
 from gitops_karmada.core.selectors import ImplicitPriority, resource_selector_priority
 from gitops_karmada.model.diagnostics import Severity
+from gitops_karmada.reconcile import ReconcileRequest, reconcile
 from tests.cli.test_reconcile import WEB_POLICY
 from tests.fleet import FleetRepo
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+NOW = "2026-01-01T00:00:00Z"
 PP_HEAD = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: shop\n"
 SELECTORS = "spec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n"
 DEPLOY = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n"
@@ -303,6 +306,26 @@ def test_an_invalid_label_selector_is_admitted_selects_nothing_and_is_warned_abo
         "key '' must be 63 characters or less, begin and end with an alphanumeric character and contain "
         "only alphanumerics, '-', '_' or '.'): it selects nothing, as in Karmada",
     ]
+
+
+def test_a_run_without_the_lint_has_everything_but_its_warnings() -> None:
+    """``ReconcileRequest.lint=False`` (diff, which reports errors only) skips the cross-object warnings and
+    nothing else."""
+    config, _ = load_config(None)
+    text = (
+        PP_HEAD + "spec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n"
+        "    labelSelector:\n      matchExpressions:\n      - {key: app, operator: In}\n"
+        "---\n" + DEPLOY + "  name: web\n  namespace: shop\n  labels: {app: web}\n"
+    )
+    request = ReconcileRequest(input_files={"bad.yaml": text.encode()}, config=config, now=NOW)
+    linted, unlinted = reconcile(request), reconcile(replace(request, lint=False))
+    assert linted.inputs is not None
+    index = PolicyIndex.build(linted.inputs.propagation_policies, linted.inputs.cluster_propagation_policies)
+    lint = [str(d) for d in cross_object_warnings(linted.inputs, index)]
+    assert lint and [str(d) for d in unlinted.diagnostics] == [
+        str(d) for d in linted.diagnostics if str(d) not in lint
+    ]
+    assert unlinted.files == linted.files and unlinted.outcomes == linted.outcomes
 
 
 def test_an_optional_field_given_null_is_dropped_as_the_api_server_does() -> None:
