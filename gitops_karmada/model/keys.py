@@ -28,8 +28,8 @@ class ObjectKey:
     derived on each use: a run asks a template's identity a few dozen times."""
 
     def __post_init__(self) -> None:
-        group = self.api_version.rpartition("/")[0]
-        object.__setattr__(self, "identity", (group, self.kind, self.namespace, self.name))
+        identity = (group_of(self.api_version), self.kind, self.namespace, self.name)
+        object.__setattr__(self, "identity", identity)
 
     @property
     def group(self) -> str:
