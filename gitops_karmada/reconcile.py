@@ -166,6 +166,10 @@ class ReconcileRequest:
     """The repository's blob id function (SHA-1 or SHA-256 repositories)."""
     progress: Callable[[int, int], None] | None = None
     """Told (templates done, templates in all) after each template; an entry point draws it."""
+    emit: Callable[[Mapping[str, bytes]], None] | None = None
+    """Told once, as soon as they are known, the files the redone templates write (manifests and binding
+    records, path → content), before the run-wide outputs and the index: an adapter can start writing their
+    blobs while the run finishes. Being told a file does not mean it is committed."""
     cancelled: Callable[[], bool] | None = None
     """Asked between phases and templates; True stops the run with ``RunCancelled`` (nothing is returned,
     so nothing is written). The daemon gives a status-only run way to a user commit this way."""
@@ -935,6 +939,8 @@ def _result(
             files[layout.binding_path(binding_key(outcome.binding))] = (
                 record if record is not None else dump_yaml(outcome.binding.to_api()).encode()
             )
+    if request.emit is not None:
+        request.emit(files)
 
     def in_namespace(namespace: str) -> list[ResourceBinding]:
         found = [o.binding for o in outcomes if o.key.namespace == namespace and o.binding is not None]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters import git_remote
+from gitops_karmada.adapters.git_blob_writer import WRITE_AHEAD_FILES, BlobWriter
 from gitops_karmada.adapters.git_cat_file import read_blobs
 from gitops_karmada.adapters.git_fast_import import import_commit
 from gitops_karmada.adapters.git_fetch import RemoteAccess, fetch_branch
@@ -439,15 +440,27 @@ class GitStore:
 
     # --- writing ---------------------------------------------------------------------------------------
 
+    def blob_writer(self, *, min_files: int = WRITE_AHEAD_FILES) -> BlobWriter:
+        """A writer of a run's files ahead of its commit (see ``git_blob_writer``); ``commit`` takes what
+        it wrote."""
+        return BlobWriter(self._git, self.blob_id, min_files=min_files)
+
     def commit(
-        self, *, parent: str, ref: str, changes: Mapping[str, bytes | None], message: str
+        self,
+        *,
+        parent: str,
+        ref: str,
+        changes: Mapping[str, bytes | None],
+        message: str,
+        written: Mapping[str, tuple[bytes, str]] | None = None,
     ) -> str | None:
         """One commit on top of ``parent`` applying ``changes`` (bytes: write a 100644 file; None: delete).
 
         ``ref`` is a full ref name (``refs/heads/main``) or ``HEAD``; it must point at ``parent``, else
         GitError(temporary=True) and nothing changes. Returns the new commit id, or None when the tree would
         equal ``parent``'s (no empty commits). Work trees showing ``ref`` follow for the changed paths only;
-        an uncommitted edit to one of those paths is refused before anything changes.
+        an uncommitted edit to one of those paths is refused before anything changes. ``written``: files
+        a ``blob_writer`` wrote ahead (``BlobWriter.written``), named by id instead of sent again.
         """
         parent_commit = self.resolve(parent)
         target = self._target_ref(ref)
@@ -466,6 +479,7 @@ class GitStore:
                 committer=self._identity("COMMITTER"),
                 message=text,
                 changes=changes,
+                written=written,
             )
             self._notify(CommitStage.OBJECTS_WRITTEN)
             if self._tree_of(new_commit) == self._tree_of(parent_commit):

@@ -36,6 +36,7 @@ from gitops_karmada.reconcile import RenderResult, reconcile
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from gitops_karmada.adapters.git_blob_writer import BlobWriter
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.core.diff.guardrails import Guardrail
@@ -182,7 +183,27 @@ def reconcile_ref(
     state = read_commit(
         store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm, status=StatusChoice.TIP
     )
-    result = reconcile(replace(state.request, progress=progress, cancelled=cancelled))
+    # a first run's tens of thousands of blobs are written while the run finishes, not at its commit
+    writer = None if dry_run else store.blob_writer()
+    try:
+        return _commit_result(store, ref, state, writer, progress, cancelled, dry_run, message, allow)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+def _commit_result(
+    store: GitStore,
+    ref: str,
+    state: RepositoryState,
+    writer: BlobWriter | None,
+    progress: Callable[[int, int], None] | None,
+    cancelled: Callable[[], bool] | None,
+    dry_run: bool,
+    message: str | None,
+    allow: frozenset[str],
+) -> ReconcileOutcome:
+    result = reconcile(replace(state.request, progress=progress, cancelled=cancelled, emit=writer))
     if not result.input_ok:
         return ReconcileOutcome(state, result)
     if result.failover is not None:
@@ -209,6 +230,7 @@ def reconcile_ref(
         message=commit_message(
             state.source, summarize(result, changes, reverted), message, status_commit=state.status_commit
         ),
+        written=writer.written() if writer is not None else None,
     )
     if sha is not None:
         logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])

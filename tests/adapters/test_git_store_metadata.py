@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gitops_karmada.adapters.git_fast_import import invalid_path_reason, quote_path
+from gitops_karmada.adapters.git_fast_import import check_paths, invalid_path_reason, quote_path
 from gitops_karmada.adapters.git_process import STDERR_TAIL_CHARS, STDERR_TAIL_LINES, git_error, stderr_tail
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.model.errors import GitError
 from tests.gitrepos import git, make_repo, pin_dates, refs_under, status
 
 if TYPE_CHECKING:
@@ -229,3 +230,20 @@ def test_git_error_names_operation_revision_and_stderr() -> None:
     assert str(error) == "git rev-parse: resolving 'main~3': fatal: ambiguous argument"
     assert error.temporary
     assert git_error("push", "pushing main").detail == "pushing main"
+
+
+_PATH = st.lists(COMPONENT | st.sampled_from(["b", "c.d", "a\nb", "x/"]), min_size=1, max_size=4).map(
+    "/".join
+)
+
+
+@given(st.lists(_PATH | st.sampled_from(["", "/a", "a/", "\n", "a\n"]), min_size=1, max_size=6))
+def test_checking_many_paths_at_once_refuses_exactly_what_one_by_one_refuses(paths: list[str]) -> None:
+    """``check_paths`` clears a whole list with a few substring scans and explains a hit path by path."""
+    refused = any(invalid_path_reason(path) is not None for path in paths)
+    try:
+        assert check_paths(paths) == tuple(sorted(paths))
+    except GitError:
+        assert refused
+    else:
+        assert not refused

@@ -1,0 +1,114 @@
+"""Blobs written ahead of the commit: the commit names them by id and has the tree a plain commit has."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import TYPE_CHECKING
+
+import pytest
+
+from benchmarks.fleet import write_karmada_fleet
+from gitops_karmada.adapters.git_blob_writer import WRITE_AHEAD_FILES
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.repository import read_commit
+from gitops_karmada.reconcile import reconcile
+from tests.fleet import FleetRepo
+from tests.gitrepos import git
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FILES = {f"clusters/m{i % 5}/apps/f{i:03d}.yaml": f"v: {i % 7}\n".encode() for i in range(60)}
+"""Sixty files of seven contents: blobs shared between paths are written once."""
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> GitStore:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("fleet\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-q", "-m", "initial")
+    return GitStore.open(repo)
+
+
+def _exists(store: GitStore, oid: str) -> bool:
+    assert store.work_tree is not None
+    done = subprocess.run(["git", "-C", str(store.work_tree), "cat-file", "-e", oid], check=False)
+    return done.returncode == 0
+
+
+def test_files_written_ahead_are_named_by_id_and_give_the_plain_commits_tree(store: GitStore) -> None:
+    assert store.work_tree is not None
+    parent = git(store.work_tree, "rev-parse", "HEAD")
+    git(store.work_tree, "branch", "plain", parent)
+    writer = store.blob_writer(min_files=1)
+    writer(FILES)
+    written = writer.written()
+    assert set(written) == set(FILES)
+    assert all(content is FILES[path] and _exists(store, oid) for path, (content, oid) in written.items())
+    assert len({oid for _, oid in written.values()}) == 7
+
+    ahead = store.commit(
+        parent=parent, ref="refs/heads/main", changes=FILES, message="ahead", written=written
+    )
+    plain = store.commit(parent=parent, ref="refs/heads/plain", changes=FILES, message="plain")
+    assert ahead is not None and plain is not None
+    assert git(store.work_tree, "rev-parse", f"{ahead}^{{tree}}") == git(
+        store.work_tree, "rev-parse", f"{plain}^{{tree}}"
+    )
+
+
+def test_too_few_files_are_left_to_the_commit(store: GitStore) -> None:
+    writer = store.blob_writer(min_files=len(FILES) + 1)
+    writer(FILES)
+    assert writer.written() == {}
+    assert not any(_exists(store, store.blob_id(content)) for content in FILES.values())
+
+
+def test_a_closed_writer_vouches_for_nothing_and_the_commit_sends_the_contents(store: GitStore) -> None:
+    assert store.work_tree is not None
+    writer = store.blob_writer(min_files=1)
+    writer(FILES)
+    writer.close()
+    assert writer.written() == {}
+    parent = git(store.work_tree, "rev-parse", "HEAD")
+    commit = store.commit(parent=parent, ref="refs/heads/main", changes=FILES, message="m", written={})
+    assert git(store.work_tree, "show", f"{commit}:clusters/m1/apps/f001.yaml") == "v: 1"
+
+
+def test_a_path_whose_content_is_not_the_one_written_is_sent(store: GitStore) -> None:
+    """Only the very content written is named by id: a path given other bytes since commits those."""
+    assert store.work_tree is not None
+    writer = store.blob_writer(min_files=1)
+    writer(FILES)
+    written = writer.written()
+    path = "clusters/m0/apps/f000.yaml"
+    changes = {**FILES, path: b"v: changed\n"}
+    parent = git(store.work_tree, "rev-parse", "HEAD")
+    commit = store.commit(parent=parent, ref="refs/heads/main", changes=changes, message="m", written=written)
+    assert git(store.work_tree, "show", f"{commit}:{path}") == "v: changed"
+
+
+def test_a_first_reconcile_writes_its_files_ahead_and_reads_back(tmp_path: Path) -> None:
+    """Through the CLI: a first run of more files than the threshold writes them ahead of its commit. The
+    commit verifies, and its tree is the one a commit sending every file itself makes of the same run."""
+    root = tmp_path / "fleet"
+    write_karmada_fleet(root, 400, 200, 20)
+    repo = FleetRepo.create(root)
+    twin = tmp_path / "twin"
+    git(tmp_path, "clone", "-q", str(root), str(twin))
+    done = repo.cli("--log-level", "debug", "--logging-format", "json", "reconcile", "-o", "json")
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    ahead = [line for line in lines if "written ahead of the commit" in line["msg"]]
+    assert len(ahead) == 1 and ahead[0]["files"] >= WRITE_AHEAD_FILES
+    repo.cli("verify")
+
+    plain = GitStore.open(twin)
+    state = read_commit(plain, "HEAD")
+    assert state.source is not None
+    changes = reconcile(state.request).changes(state.current_blobs, plain.blob_id)
+    commit = plain.commit(parent=state.source, ref="refs/heads/main", changes=changes, message="plain")
+    assert git(twin, "rev-parse", f"{commit}^{{tree}}") == git(root, "rev-parse", "HEAD^{tree}")
