@@ -89,7 +89,7 @@ class BlobWriter:
         """Every file now in the object database, by path, once the writer is done with them; empty when
         nothing was written ahead or the writer failed (the commit then carries the contents itself)."""
         if self._process is None or self._thread is None:
-            return {}
+            return self._written  # nothing written ahead, or already waited for (or closed)
         self._thread.join()
         returncode = self._process.wait()
         if returncode != 0:

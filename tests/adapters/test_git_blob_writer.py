@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
+from loguru import logger
 
 from benchmarks.fleet import write_karmada_fleet
-from gitops_karmada.adapters.git_blob_writer import WRITE_AHEAD_FILES
+from gitops_karmada.adapters.git_blob_writer import WRITE_AHEAD_FILES, BlobWriter
+from gitops_karmada.adapters.git_process import GitRunner
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.reconcile import reconcile
@@ -77,6 +80,25 @@ def test_a_closed_writer_vouches_for_nothing_and_the_commit_sends_the_contents(s
     parent = git(store.work_tree, "rev-parse", "HEAD")
     commit = store.commit(parent=parent, ref="refs/heads/main", changes=FILES, message="m", written={})
     assert git(store.work_tree, "show", f"{commit}:clusters/m1/apps/f001.yaml") == "v: 1"
+
+
+def test_a_writer_whose_git_fails_is_named_and_vouches_for_nothing(tmp_path: Path) -> None:
+    """fast-import cannot write (here: there is no repository at all): a warning says so and names git's
+    reason, and the commit is left to send every file itself."""
+    messages: list[str] = []
+    sink = logger.add(lambda message: messages.append(str(message)), level="WARNING")
+    try:
+        writer = BlobWriter(
+            GitRunner(tmp_path), lambda content: hashlib.sha1(content).hexdigest(), min_files=1
+        )
+        writer(FILES)
+        assert writer.written() == {}
+        assert writer.written() == {}  # asked again: the same answer
+    finally:
+        logger.remove(sink)
+    assert len(messages) == 1
+    assert f"writing {len(FILES)} file(s) ahead of the commit failed" in messages[0]
+    assert "not a git repository" in messages[0].lower()
 
 
 def test_a_path_whose_content_is_not_the_one_written_is_sent(store: GitStore) -> None:
