@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
 _FLUSH_BYTES = 1 << 20
+_MODE = REGULAR_FILE_MODE.encode()
 # fast-import reads an unquoted path literally to the end of the line; anything that could be mistaken for
 # quoting or break the line gets C-style quoting instead.
 _NEEDS_QUOTING = re.compile(rb'[\x00-\x1f"\\\x7f]')
@@ -126,6 +127,7 @@ def _stream(
     # every path is quoted only when one needs it: one scan of them all decides the common case
     plain = not _NEEDS_QUOTING.search(encode_path("/".join(paths)))
     folder_checked = None
+    by_id, inline = b"M " + _MODE + b" %s %s\n", b"M " + _MODE + b" inline %s\ndata %d\n"
     for path in paths:
         name = encode_path(path) if plain else quote_path(path)
         # Contents are looked up while streaming, so a lazily computed mapping is never held twice.
@@ -137,11 +139,11 @@ def _stream(
             # written ahead by a BlobWriter: named by id, nothing to send or compress
             folder_checked = _check_folder(path, folder_checked, written_paths)
             written_paths.add(path)
-            chunk += b"M %s %s %s\n" % (REGULAR_FILE_MODE.encode(), known[1].encode(), name)
+            chunk += by_id % (known[1].encode(), name)
         else:
             folder_checked = _check_folder(path, folder_checked, written_paths)
             written_paths.add(path)
-            chunk += b"M %s inline %s\ndata %d\n" % (REGULAR_FILE_MODE.encode(), name, len(content))
+            chunk += inline % (name, len(content))
             if len(content) >= _FLUSH_BYTES:
                 _send(stdin, chunk)
                 stdin.write(content)
