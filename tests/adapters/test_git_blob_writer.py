@@ -26,11 +26,11 @@ FILES = {f"clusters/m{i % 5}/apps/f{i:03d}.yaml": f"v: {i % 7}\n".encode() for i
 """Sixty files of seven contents: blobs shared between paths are written once."""
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> GitStore:
+@pytest.fixture(params=["sha1", "sha256"])
+def store(tmp_path: Path, request: pytest.FixtureRequest) -> GitStore:
     repo = tmp_path / "repo"
     repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main", f"--object-format={request.param}")
     (repo / "README.md").write_text("fleet\n")
     git(repo, "add", "README.md")
     git(repo, "commit", "-q", "-m", "initial")
