@@ -48,6 +48,9 @@ def write_plan(
     to count them (give the counts when ``existing`` is a lazy view of a large tree).
 
     ``released`` names the paths the commit releases from management (path → template).
+
+    The plan's ``objects`` are the removed manifests, all the guardrails read of single files; added and
+    modified ones are only counted, per cluster, in ``clusters``.
     """
     before_bindings, after_bindings = tuple(previous), tuple(current)
     base, head = index_bindings(before_bindings), index_bindings(after_bindings)
@@ -62,26 +65,34 @@ def write_plan(
         objects_before = Counter(p[len(prefix) :].partition("/")[0] for p in existing if p.startswith(prefix))
     else:
         before_paths = existing
-    objects: list[ObjectDiff] = []
-    for path in sorted(p for p in changes if p.startswith(prefix)):
-        cluster = path[len(prefix) :].partition("/")[0]
-        content = changes[path]
-        kind = (
-            ChangeKind.REMOVED
-            if content is None
-            else ChangeKind.MODIFIED
-            if path in before_paths
-            else ChangeKind.ADDED
-        )
-        if content is None and path not in before_paths:
+    # what the guardrails read of the files: the removed ones by path, the others counted per cluster (a
+    # first run writes a quarter of a million; an object each would cost seconds)
+    kinds: Counter[tuple[str, ChangeKind]] = Counter()
+    removed: list[str] = []
+    for path, content in changes.items():
+        if not path.startswith(prefix):
             continue
-        note = RELEASED_NOTE if path in released else ""
-        objects.append(
-            ObjectDiff(cluster=cluster, path=path, title=path, template=None, change=kind, diff="", note=note)
+        known = path in before_paths
+        if content is None:
+            if not known:
+                continue
+            removed.append(path)
+        kinds[path[len(prefix) :].partition("/")[0], _kind(content, known)] += 1
+    objects = [
+        ObjectDiff(
+            cluster=path[len(prefix) :].partition("/")[0],
+            path=path,
+            title=path,
+            template=None,
+            change=ChangeKind.REMOVED,
+            diff="",
+            note=RELEASED_NOTE if path in released else "",
         )
+        for path in sorted(removed)
+    ]
     counts: dict[str, Counter[ChangeKind]] = {}
-    for obj in objects:
-        counts.setdefault(obj.cluster, Counter())[obj.change] += 1
+    for (cluster, kind), count in kinds.items():
+        counts.setdefault(cluster, Counter())[kind] = count
     replicas_before, replicas_after = (
         replicas_by_cluster(base.values()),
         replicas_by_cluster(running_after.values()),
@@ -115,6 +126,12 @@ def write_plan(
         problems=problems,
         objects=tuple(objects),
     )
+
+
+def _kind(content: bytes | None, known: bool) -> ChangeKind:
+    if content is None:
+        return ChangeKind.REMOVED
+    return ChangeKind.MODIFIED if known else ChangeKind.ADDED
 
 
 def guard(plan: PlanDiff, guardrails: Sequence[Guardrail]) -> PlanDiff:
