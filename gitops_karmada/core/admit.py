@@ -32,6 +32,10 @@ def admit(
     if claim.attached or placed.condition is None:
         return ledger, placed
     template, prev = claim.template, claim.previous
+    if not ledger.enforcement or not ledger.in_namespace(template.key.namespace):
+        # no quota can refuse it: the webhook would skip it (gate off, or no FederatedResourceQuota in its
+        # namespace), so no provisional binding is built (a first run places thousands)
+        return ledger, placed
     provisional = build_binding(
         BindingInputs(
             template=template,
