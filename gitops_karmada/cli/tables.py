@@ -31,16 +31,27 @@ def plain_table(
     width: int | None = None,
     right: frozenset[str] = frozenset(),
 ) -> str:
-    """``rows`` under ``columns``, two spaces apart; columns named in ``right`` are right-aligned."""
+    """``rows`` under ``columns``, two spaces apart; columns named in ``right`` are right-aligned.
+
+    Formatted a row at a time by one format string, measured a column at a time: a first run's table has
+    5,000 rows of 52 columns."""
     limit = terminal_width() if width is None else width
-    widths = fitted_widths([len(c) for c in columns], [[len(cell) for cell in row] for row in rows], limit)
+    if any(len(row) != len(columns) for row in rows):
+        raise ValueError(f"every row must have {len(columns)} cells")
+    longest = [max(map(len, cells)) for cells in zip(*rows, strict=True)] if rows else [0] * len(columns)
+    widths = fitted_widths([len(c) for c in columns], [longest], limit)
+    line = "  ".join(
+        f"{{:{'>' if c in right else '<'}{size}}}" for c, size in zip(columns, widths, strict=True)
+    )
+    cut = [i for i, size in enumerate(widths) if max(longest[i], len(columns[i])) > size]
     lines = []
     for row in (columns, *rows):
-        cells = []
-        for column, cell, size in zip(columns, row, widths, strict=True):
-            text = cell if len(cell) <= size else cell[: max(size - 1, 0)] + "…"
-            cells.append(text.rjust(size) if column in right else text.ljust(size))
-        lines.append("  ".join(cells).rstrip() + "\n")
+        if cut:
+            row = list(row)
+            for i in cut:
+                if len(row[i]) > widths[i]:
+                    row[i] = row[i][: max(widths[i] - 1, 0)] + "…"
+        lines.append(line.format(*row).rstrip() + "\n")
     return "".join(lines)
 
 
