@@ -440,10 +440,28 @@ class GitStore:
 
     # --- writing ---------------------------------------------------------------------------------------
 
-    def blob_writer(self, *, min_files: int = WRITE_AHEAD_FILES) -> BlobWriter:
+    def remembered_blob_id(self) -> Callable[[bytes], str]:
+        """``blob_id`` remembering each content object it hashed, by identity, for one run: a first run
+        hashes 35,000 files for its index, its change list and its blob writer. The contents are held, so
+        an identity is never reused while the function lives."""
+        known: dict[int, tuple[bytes, str]] = {}
+
+        def blob_id(content: bytes) -> str:
+            hit = known.get(id(content))
+            if hit is not None and hit[0] is content:
+                return hit[1]
+            oid = self.blob_id(content)
+            known[id(content)] = (content, oid)
+            return oid
+
+        return blob_id
+
+    def blob_writer(
+        self, blob_id: Callable[[bytes], str] | None = None, *, min_files: int = WRITE_AHEAD_FILES
+    ) -> BlobWriter:
         """A writer of a run's files ahead of its commit (see ``git_blob_writer``); ``commit`` takes what
-        it wrote."""
-        return BlobWriter(self._git, self.blob_id, min_files=min_files)
+        it wrote. ``blob_id``: the run's (``remembered_blob_id``), else this repository's."""
+        return BlobWriter(self._git, blob_id or self.blob_id, min_files=min_files)
 
     def commit(
         self,

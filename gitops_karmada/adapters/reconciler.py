@@ -183,8 +183,10 @@ def reconcile_ref(
     state = read_commit(
         store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm, status=StatusChoice.TIP
     )
-    # a first run's tens of thousands of blobs are written while the run finishes, not at its commit
-    writer = None if dry_run else store.blob_writer()
+    # a first run's tens of thousands of blobs are hashed once, and written while the run finishes
+    hash_blob = store.remembered_blob_id()
+    state = replace(state, request=replace(state.request, hash_blob=hash_blob))
+    writer = None if dry_run else store.blob_writer(hash_blob)
     try:
         return _commit_result(store, ref, state, writer, progress, cancelled, dry_run, message, allow)
     finally:
@@ -208,7 +210,7 @@ def _commit_result(
         return ReconcileOutcome(state, result)
     if result.failover is not None:
         log_failover(result.failover)
-    changes = result.changes(state.current_blobs, store.blob_id)
+    changes = result.changes(state.current_blobs, state.request.hash_blob)
     checked = write_guard(state, result, changes, allow)
     reverted = reverted_hand_edits(store, state, changes)
     if reverted:

@@ -134,3 +134,13 @@ def test_a_first_reconcile_writes_its_files_ahead_and_reads_back(tmp_path: Path)
     changes = reconcile(state.request).changes(state.current_blobs, plain.blob_id)
     commit = plain.commit(parent=state.source, ref="refs/heads/main", changes=changes, message="plain")
     assert git(twin, "rev-parse", f"{commit}^{{tree}}") == git(root, "rev-parse", "HEAD^{tree}")
+
+
+def test_a_runs_blob_ids_are_remembered_by_content_object(store: GitStore) -> None:
+    """``remembered_blob_id`` answers as ``blob_id`` does, for equal contents in different objects too."""
+    blob_id = store.remembered_blob_id()
+    first, twin, other = b"v: 1\n", bytes(bytearray(b"v: 1\n")), b"v: 2\n"
+    assert first is not twin
+    for content in (first, twin, other, first):
+        assert blob_id(content) == store.blob_id(content)
+    assert blob_id(first) != blob_id(other)
