@@ -132,24 +132,23 @@ def _stream(
         name = encode_path(path) if plain else quote_path(path)
         # Contents are looked up while streaming, so a lazily computed mapping is never held twice.
         content = changes[path]
-        known = written.get(path)
         if content is None:
             chunk += b"D %s\n" % name
-        elif known is not None and known[0] is content:
-            # written ahead by a BlobWriter: named by id, nothing to send or compress
-            folder_checked = _check_folder(path, folder_checked, written_paths)
-            written_paths.add(path)
-            chunk += by_id % (known[1].encode(), name)
         else:
             folder_checked = _check_folder(path, folder_checked, written_paths)
             written_paths.add(path)
-            chunk += inline % (name, len(content))
-            if len(content) >= _FLUSH_BYTES:
-                _send(stdin, chunk)
-                stdin.write(content)
+            known = written.get(path)
+            if known is not None and known[0] is content:
+                # written ahead by a BlobWriter: named by id, nothing to send or compress
+                chunk += by_id % (known[1].encode(), name)
             else:
-                chunk += content
-            chunk += b"\n"
+                chunk += inline % (name, len(content))
+                if len(content) >= _FLUSH_BYTES:
+                    _send(stdin, chunk)
+                    stdin.write(content)
+                else:
+                    chunk += content
+                chunk += b"\n"
         if len(chunk) >= _FLUSH_BYTES:
             _send(stdin, chunk)
     chunk += b"\nget-mark :1\ndone\n"
