@@ -509,7 +509,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     if scope is not None:
         templates = [t for t in templates if t.key.identity in scope]
     elif request.lint:
-        diagnostics.extend(cross_object_warnings(inputs, policies))
+        diagnostics.extend(cross_object_warnings(inputs, policies, request.memo))
     # bindings of deleted templates free their quota first; the changes are admitted in processing order
     quota_namespaces = {q.namespace for q in inputs.quotas}
     standing = previous.bindings(

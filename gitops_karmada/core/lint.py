@@ -15,18 +15,21 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from gitops_karmada.core.detector import PolicyRef
 from gitops_karmada.core.overrides import unused_override_policies
 from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.core.scheduler.filters import find_untolerated_taint, taint_to_string
 from gitops_karmada.model.base import LabelSelector, TaintEffect
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import Diagnostic, warning
+from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from gitops_karmada.core.detector import PolicyIndex
     from gitops_karmada.core.loading import Inputs
+    from gitops_karmada.core.run_memo import RunMemo
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.diagnostics import SourceRef
@@ -35,11 +38,16 @@ if TYPE_CHECKING:
     from gitops_karmada.model.policies import AnyPropagationPolicy, ClusterAffinity, PropagationSpec
 
 
-def cross_object_warnings(inputs: Inputs, index: PolicyIndex) -> list[Diagnostic]:
-    """Unknown cluster names, and policies (propagation or override) whose selectors select nothing."""
-    found = list(invalid_label_selectors(inputs))
+def cross_object_warnings(
+    inputs: Inputs, index: PolicyIndex, memo: RunMemo | None = None
+) -> list[Diagnostic]:
+    """Unknown cluster names, and policies (propagation or override) whose selectors select nothing.
+
+    ``memo``: a long-lived process's memo; what each policy says on its own is recalled while the policy,
+    its source, the inventory's names and the gates are the same (a push changes one file, not 2,500)."""
+    found = list(invalid_label_selectors(inputs, memo))
     found.extend(unhonoured_fields(inputs))
-    found.extend(unknown_cluster_names(inputs))
+    found.extend(unknown_cluster_names(inputs, memo))
     found.extend(_propagation_policies_selecting_nothing(inputs, index))
     found.extend(_override_policies_selecting_nothing(inputs))
     return found
@@ -123,7 +131,7 @@ def unhonoured_fields(inputs: Inputs) -> Iterator[Diagnostic]:
             )
 
 
-def invalid_label_selectors(inputs: Inputs) -> Iterator[Diagnostic]:
+def invalid_label_selectors(inputs: Inputs, memo: RunMemo | None = None) -> Iterator[Diagnostic]:
     """A warning per label selector ``metav1.LabelSelectorAsSelector`` refuses, in any policy.
 
     Karmada's admission accepts such a policy and its matchers treat the selector as matching nothing, so
@@ -138,13 +146,19 @@ def invalid_label_selectors(inputs: Inputs) -> Iterator[Diagnostic]:
     ]
     for policy in policies:
         source = inputs.sources.get((policy.kind, policy.namespace, policy.name))
-        for field, selector in _label_selectors(policy.spec, "spec"):
-            assert selector.problem is not None
-            yield warning(
-                f"invalid label selector ({selector.problem}): it selects nothing, as in Karmada",
-                source,
-                field,
-            )
+        compute = functools.partial(_invalid_selectors_of, policy, source)
+        yield from compute() if memo is None else memo.recall("lint_selectors", (policy,), source, compute)
+
+
+def _invalid_selectors_of(
+    policy: AnyPropagationPolicy | AnyOverridePolicy, source: SourceRef | None
+) -> tuple[Diagnostic, ...]:
+    return tuple(
+        warning(
+            f"invalid label selector ({selector.problem}): it selects nothing, as in Karmada", source, field
+        )
+        for field, selector in _label_selectors(policy.spec, "spec")
+    )
 
 
 def _label_selectors(value: object, field: str) -> Iterator[tuple[str, LabelSelector]]:
@@ -188,23 +202,31 @@ def _reaches_selector(annotation: object) -> bool:
     return False
 
 
-def unknown_cluster_names(inputs: Inputs) -> Iterator[Diagnostic]:
-    known = sorted(cluster.name for cluster in inputs.clusters)
-    policies: list[AnyPropagationPolicy] = [
+def unknown_cluster_names(inputs: Inputs, memo: RunMemo | None = None) -> Iterator[Diagnostic]:
+    known = tuple(sorted(cluster.name for cluster in inputs.clusters))
+    policies: list[AnyPropagationPolicy | AnyOverridePolicy] = [
         *inputs.propagation_policies,
         *inputs.cluster_propagation_policies,
+        *inputs.cluster_override_policies,
+        *inputs.override_policies,
     ]
-    overrides: list[AnyOverridePolicy] = [*inputs.cluster_override_policies, *inputs.override_policies]
     for policy in policies:
         source = inputs.sources.get((policy.kind, policy.namespace, policy.name))
-        for field, name in _propagation_cluster_names(policy.spec):
-            if name not in known:
-                yield _unknown(name, known, source, field)
-    for override in overrides:
-        source = inputs.sources.get((override.kind, override.namespace, override.name))
-        for field, name in _override_cluster_names(override):
-            if name not in known:
-                yield _unknown(name, known, source, field)
+        compute = functools.partial(_unknown_names_of, policy, known, source)
+        yield from (
+            compute() if memo is None else memo.recall("lint_clusters", (policy,), (known, source), compute)
+        )
+
+
+def _unknown_names_of(
+    policy: AnyPropagationPolicy | AnyOverridePolicy, known: Sequence[str], source: SourceRef | None
+) -> tuple[Diagnostic, ...]:
+    names = (
+        _override_cluster_names(policy)
+        if isinstance(policy, OverridePolicy | ClusterOverridePolicy)
+        else _propagation_cluster_names(policy.spec)
+    )
+    return tuple(_unknown(name, known, source, field) for field, name in names if name not in known)
 
 
 def _unknown(name: str, known: Sequence[str], source: SourceRef | None, field: str) -> Diagnostic:
@@ -251,20 +273,22 @@ def _override_cluster_names(policy: AnyOverridePolicy) -> Iterator[tuple[str, st
 
 
 def _propagation_policies_selecting_nothing(inputs: Inputs, index: PolicyIndex) -> Iterator[Diagnostic]:
-    selecting: set[tuple[str, str, str]] = set()
-    for template in inputs.templates:
-        for ranked in index.candidates_for(template):
-            selecting.update((c.policy.kind, c.policy.namespace, c.policy.name) for c in ranked)
+    selecting = {
+        candidate.policy
+        for template in inputs.templates
+        for ranked in index.candidates_for(template)
+        for candidate in ranked
+    }
     policies: list[AnyPropagationPolicy] = [
         *inputs.propagation_policies,
         *inputs.cluster_propagation_policies,
     ]
-    for ident in ((p.kind, p.namespace, p.name) for p in policies):
-        if ident not in selecting:
-            where = f" in namespace {ident[1]}" if ident[1] else ""
+    for ref in (PolicyRef(p.kind, p.namespace, p.name) for p in policies):
+        if ref not in selecting:
+            where = f" in namespace {ref.namespace}" if ref.namespace else ""
             yield warning(
                 f"resourceSelectors select no resource template{where}: this policy propagates nothing",
-                inputs.sources.get(ident),
+                inputs.sources.get((ref.kind, ref.namespace, ref.name)),
                 "spec.resourceSelectors",
             )
 

@@ -9,9 +9,10 @@ import pytest
 
 from gitops_karmada.core.detector import PolicyIndex
 from gitops_karmada.core.lint import cross_object_warnings
-from gitops_karmada.core.loading import CONFIG_FILE, load, load_config
+from gitops_karmada.core.loading import CONFIG_FILE, Inputs, load, load_config
+from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.selectors import ImplicitPriority, resource_selector_priority
-from gitops_karmada.model.diagnostics import Severity
+from gitops_karmada.model.diagnostics import Severity, SourceRef
 from gitops_karmada.reconcile import ReconcileRequest, reconcile
 from tests.cli.test_reconcile import WEB_POLICY
 from tests.fleet import FleetRepo
@@ -453,3 +454,46 @@ def test_invalid_label_selectors_are_found_wherever_a_policy_can_hold_one() -> N
         "bad.yaml[1] spec.resourceSelectors[0].labelSelector",
         "bad.yaml[1] spec.overrideRules[0].targetCluster.labelSelector",
     }
+
+
+def test_the_lint_recalled_by_a_long_lived_process_follows_the_inventory_and_the_sources() -> None:
+    """A warm run recalls each policy's own warnings while the policy, its source and the inventory's names
+    are the same: the very same policy object loses its warning when the cluster it names joins, and its
+    warnings follow it to another file."""
+    config, _ = load_config(None)
+    policy = (
+        PP_HEAD
+        + SELECTORS
+        + "    labelSelector:\n      matchExpressions:\n      - {key: app, operator: In}\n"
+        "  placement:\n    clusterAffinity:\n      clusterNames: [member1, member3]\n"
+    )
+    member = CLUSTER + "  name: {}\nspec: {{}}\n"
+    loaded = load(
+        {
+            "policy.yaml": policy.encode(),
+            "member1.yaml": member.format("member1").encode(),
+            "member3.yaml": member.format("member3").encode(),
+        },
+        config,
+    )
+    assert loaded.ok
+    full = loaded.inputs
+    index = PolicyIndex.build(full.propagation_policies, full.cluster_propagation_policies)
+    memo = RunMemo()
+
+    def lint(inputs: Inputs) -> list[str]:
+        memo.begin_run()
+        warm = [str(d) for d in cross_object_warnings(inputs, index, memo)]
+        assert warm == [str(d) for d in cross_object_warnings(inputs, index)]  # what a cold run says
+        return warm
+
+    without = replace(full, clusters=tuple(c for c in full.clusters if c.name != "member3"))
+    first = lint(without)
+    assert any("cluster 'member3' is not in the inventory" in w for w in first)
+    assert any(w.startswith("policy.yaml[0] spec.resourceSelectors[0].labelSelector") for w in first)
+    assert lint(without) == first
+    assert not any("member3" in w for w in lint(full))
+    ident = ("PropagationPolicy", "shop", "web")
+    moved = replace(without, sources={**without.sources, ident: SourceRef("moved.yaml", 0)})
+    assert [w.replace("moved.yaml", "policy.yaml") for w in lint(moved)] == first
+    assert all("policy.yaml" not in w for w in lint(moved))
