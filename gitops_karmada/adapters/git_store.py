@@ -115,6 +115,9 @@ class GitStore:
     observer: Callable[[CommitStage], None] | None = None
     remote_access: RemoteAccess = field(default_factory=RemoteAccess)
     """Credentials for fetch and push (an SSH key or command, an askpass program)."""
+    _commits: set[str] = field(default_factory=set, init=False, compare=False, repr=False)
+    """Full ids ``resolve`` has found to name commits: an id names the same commit for ever, so a run that
+    lists and reads one commit many times asks git once (a ref name is asked every time: it moves)."""
 
     @classmethod
     def open(
@@ -165,6 +168,8 @@ class GitStore:
 
     def resolve(self, rev: str) -> str:
         """The full id of the commit ``rev`` names; GitError naming ``rev`` when there is none."""
+        if rev in self._commits:
+            return rev
         if not rev or rev.startswith("-") or "\n" in rev:
             raise GitError("rev-parse", f"{rev!r} is not a revision")
         done = self._git.run(
@@ -174,7 +179,9 @@ class GitStore:
             ok_codes=(0, 1, 128),
         )
         if done.returncode == 0:
-            return done.stdout.decode("ascii").strip()
+            commit = done.stdout.decode("ascii").strip()
+            self._commits.add(commit)
+            return commit
         if not self._git.succeeds(["rev-parse", "-q", "--verify", "HEAD"]):
             refs = self._git.text(
                 ["for-each-ref", "--count=1", "--format=%(refname)"], operation="rev-parse", what=rev
@@ -189,13 +196,19 @@ class GitStore:
 
     def try_resolve(self, rev: str) -> str | None:
         """The commit ``rev`` names, or None when it names none (no error)."""
+        if rev in self._commits:
+            return rev
         done = self._git.run(
             ["rev-parse", "-q", "--verify", "--end-of-options", f"{rev}^{{commit}}"],
             operation="rev-parse",
             what=rev,
             ok_codes=(0, 1, 128),
         )
-        return done.stdout.decode("ascii").strip() if done.returncode == 0 else None
+        if done.returncode != 0:
+            return None
+        commit = done.stdout.decode("ascii").strip()
+        self._commits.add(commit)
+        return commit
 
     def merge_base(self, first: str, second: str) -> str | None:
         """The best common ancestor of two commits, or None when they have none."""

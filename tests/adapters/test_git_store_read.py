@@ -92,6 +92,22 @@ def test_resolve_gives_full_commit_ids(repo: Path) -> None:
     assert store.resolve("refs/heads/main") == head
 
 
+def test_a_commit_id_resolved_once_is_answered_without_git(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full id names one commit for ever: a run that lists and reads a commit many times asks git once.
+    A ref name moves, so it is asked every time."""
+    store = GitStore.open(repo)
+    head = store.resolve("HEAD")
+    abbreviated = head[:12]
+    assert store.resolve(abbreviated) == head
+    monkeypatch.setenv("PATH", "")  # no git from here on
+    assert store.resolve(head) == head
+    for rev in ("HEAD", abbreviated):
+        with pytest.raises((GitError, OSError)):
+            store.resolve(rev)
+
+
 def test_resolve_peels_annotated_tags_to_the_commit(repo: Path) -> None:
     git(repo, "tag", "-a", "-m", "release", "v1")
     assert GitStore.open(repo).resolve("v1") == git(repo, "rev-parse", "HEAD")
