@@ -61,7 +61,7 @@ from gitops_karmada.core.failover.taints import (
 from gitops_karmada.core.failover.times import parse_time
 from gitops_karmada.core.failover.what_if import WhatIf, scenario_taints
 from gitops_karmada.core.fingerprint import ENGINE_VERSION, FingerprintContext
-from gitops_karmada.core.layout import RepoLayout, key_of_identity, object_path
+from gitops_karmada.core.layout import RepoLayout, identity_path, object_path
 from gitops_karmada.core.lint import cross_object_warnings, unmatched_templates, untolerated_no_execute
 from gitops_karmada.core.loading import ClassifiedFiles, Decoded, Inputs, load, load_bindings
 from gitops_karmada.core.observed import (
@@ -335,7 +335,7 @@ class PreviousRun:
         self.diagnostics: list[Diagnostic] = []
 
     def record_path(self, identity: Identity) -> str:
-        return self.layout.binding_path(key_of_identity(identity))
+        return self.layout.record_path(identity)
 
     @property
     def record_paths(self) -> list[str]:
@@ -401,7 +401,7 @@ class PreviousRun:
             return None  # the record was edited or removed by hand
         if self.edits is not None and not self.edits:
             return entry  # nothing was edited since the tool commit that wrote the index
-        inside = object_path(key_of_identity(identity))
+        inside = identity_path(identity)
         key_paths = [f"{clusters_dir}/{cluster}/{inside}" for cluster in entry.rendered]
         if self.edits is not None:
             # the index was written with the files of a tool commit; only a later change can spoil them

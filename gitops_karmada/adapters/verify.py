@@ -22,7 +22,7 @@ from gitops_karmada.adapters.tool_commits import is_tool_commit, latest_tool_com
 from gitops_karmada.core.diff.fields import field_changes
 from gitops_karmada.core.diff.secrets import is_secret
 from gitops_karmada.core.fingerprint import ENGINE_VERSION
-from gitops_karmada.core.layout import RepoLayout, key_of_identity, object_path
+from gitops_karmada.core.layout import RepoLayout, identity_path
 from gitops_karmada.core.ownership import is_state_file, ownership
 from gitops_karmada.core.state_index import read_index
 from gitops_karmada.core.yaml_input import load_yaml_documents
@@ -182,7 +182,7 @@ def _vouched(store: GitStore, rev: str, current: UpToDate) -> VerifyReport | Non
     )
     folder = f"{layout.clusters_dir}/"
     for identity, entry in index.entries.items():
-        inside = f"/{object_path(key_of_identity(identity))}"
+        inside = f"/{identity_path(identity)}"
         owned.update(folder + cluster + inside for cluster in entry.rendered)
     items = _work_tree(store, rev, config, layout)
     # the paths alone, not a path → blob id mapping: a third of the time for a quarter of a million files

@@ -106,6 +106,13 @@ def _object_path(key: ObjectKey) -> str:
     return f"{namespace}/{kind_folder(key)}/{key.name}.yaml"
 
 
+@functools.lru_cache(maxsize=65536)
+def identity_path(identity: tuple[str, str, str, str]) -> str:
+    """``object_path`` of the template with ``identity`` (group, kind, namespace, name): a run asks it for
+    every template of the index, by identity, several times (no key need be made for a cache hit)."""
+    return _object_path(key_of_identity(identity))
+
+
 def manifest_path(clusters_dir: str, cluster: str, key: ObjectKey) -> str:
     """The rendered manifest of ``key`` in ``cluster``'s folder."""
     return f"{clusters_dir}/{cluster}/{_object_path(key)}"
@@ -211,6 +218,10 @@ class RepoLayout:
 
     def binding_path(self, key: ObjectKey) -> str:
         return binding_path(self.state_dir, key)
+
+    def record_path(self, identity: tuple[str, str, str, str]) -> str:
+        """``binding_path`` of the template with ``identity``."""
+        return f"{self.state_dir}/{BINDINGS_FOLDER}/{identity_path(identity)}"
 
     def quota_record_path(self, namespace: str, name: str) -> str:
         return f"{self.quotas_dir}/{namespace}/{name}.yaml"
