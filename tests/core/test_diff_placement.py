@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given
@@ -15,9 +15,6 @@ from gitops_karmada.core.diff.wording import cell_text, percent
 from gitops_karmada.model.diagnostics import error
 from gitops_karmada.model.keys import ObjectKey
 from tests.action.diffdata import binding, side
-
-if TYPE_CHECKING:
-    from collections import Counter
 
 D = "Deployment"
 
@@ -215,6 +212,11 @@ def test_replicas_after_counts_what_a_second_full_count_would(
     old, new = placements(base), placements(head)
     new.update({i: p for i, p in old.items() if i[3] in shared})  # the very object on both sides
     before = replicas_by_cluster(old.values())
+    reference: Counter[str] = Counter()
+    for placement in old.values():
+        if placement.has_replicas:
+            reference.update(placement.replicas)
+    assert before == reference
     after = replicas_after(before, old, new)
     expected = replicas_by_cluster(new.values())
     assert {c: after[c] for c in _all(after, expected)} == {c: expected[c] for c in _all(after, expected)}

@@ -174,11 +174,15 @@ def _same(before: BoundPlacement, after: BoundPlacement) -> bool:
 
 def replicas_by_cluster(placements: Iterable[BoundPlacement]) -> Counter[str]:
     """Replicas each cluster runs over all workloads."""
-    totals: Counter[str] = Counter()
+    # a plain dict summed in one loop: ``Counter.update`` of a mapping costs twice as much (5,000 workloads
+    # of 50 clusters are summed by every diff and first reconcile)
+    totals: dict[str, int] = {}
+    get = totals.get
     for placement in placements:
         if placement.has_replicas:
-            totals.update(placement.replicas)
-    return totals
+            for cluster, replicas in placement.replicas.items():
+                totals[cluster] = get(cluster, 0) + replicas
+    return Counter(totals)
 
 
 def replicas_after(
