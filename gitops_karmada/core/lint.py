@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from gitops_karmada.core.detector import PolicyRef
+from gitops_karmada.core.detector import ref_of
 from gitops_karmada.core.overrides import unused_override_policies
 from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.core.scheduler.filters import find_untolerated_taint, taint_to_string
@@ -44,7 +44,7 @@ def cross_object_warnings(
     """Unknown cluster names, and policies (propagation or override) whose selectors select nothing.
 
     ``memo``: a long-lived process's memo; what each policy says on its own is recalled while the policy,
-    its source, the inventory's names and the gates are the same (a push changes one file, not 2,500)."""
+    its source and the inventory's names are the same (a push changes one file, not 2,500)."""
     found = list(invalid_label_selectors(inputs, memo))
     found.extend(unhonoured_fields(inputs))
     found.extend(unknown_cluster_names(inputs, memo))
@@ -283,7 +283,7 @@ def _propagation_policies_selecting_nothing(inputs: Inputs, index: PolicyIndex) 
         *inputs.propagation_policies,
         *inputs.cluster_propagation_policies,
     ]
-    for ref in (PolicyRef(p.kind, p.namespace, p.name) for p in policies):
+    for ref in map(ref_of, policies):
         if ref not in selecting:
             where = f" in namespace {ref.namespace}" if ref.namespace else ""
             yield warning(
