@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.admit import admit
 from gitops_karmada.core.binding import BindingInputs, applied_clusters, build_binding, render_notes
+from gitops_karmada.core.change_scope import ChangedInputs, touched_templates
 from gitops_karmada.core.claims import (
     Claim,
     Requirement,
@@ -44,6 +45,7 @@ from gitops_karmada.core.detector import (
     previous_claim,
 )
 from gitops_karmada.core.diff.placement import bound_placement
+from gitops_karmada.core.external_sources import source_plan
 from gitops_karmada.core.failover.controllers import (
     FailoverOutcome,
     FailoverSettings,
@@ -87,7 +89,7 @@ from gitops_karmada.model.config import FeatureGate, ToolConfig
 from gitops_karmada.model.errors import RunCancelled
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Collection, Iterable, Sequence
 
     from gitops_karmada.core.external_sources import GeneratedSource
     from gitops_karmada.core.fan_out import FanOut
@@ -160,6 +162,15 @@ class ReconcileRequest:
     """Templates to explain: always redone, and the run computes only what their outcomes depend on (the
     templates of their namespaces and those requiring them, ``_focus_scope``). The result holds those
     outcomes and no files: it is not to be committed."""
+    changed: ChangedInputs | None = None
+    """The input files changed since the previous run and what they held then, when the caller knows: if
+    they let ``core.change_scope`` tell which templates they touch, the run judges only those (with what
+    their outcomes depend on, as for ``focus``, and those that cannot stand unjudged: ``_not_standing``),
+    and every other template stands as the state index records it, without its fingerprint being computed.
+    The result is the one a run judging every template makes."""
+    partial: bool = False
+    """With ``changed``: return only what the judged templates make, their files and the state index, and
+    none of the run-wide outputs (``RenderResult.scoped``): enough to compare (``diff``), not to commit."""
     materialize: bool = True
     """Load the binding of every reused template into the result (False: only what the run needed)."""
     hash_blob: Callable[[bytes], str] = blob_sha
@@ -216,6 +227,9 @@ class RenderResult:
     """The state index after the run: every binding's fingerprint, claim and placement, in one value."""
     failover: FailoverOutcome | None = None
     """What the failover controllers did before scheduling (feature gate Failover)."""
+    scoped: bool = False
+    """Only the templates a change touched were judged and are in the result (``ReconcileRequest.partial``):
+    ``index`` stands for the others, and the run-wide outputs were not made. Not to be committed."""
 
     @property
     def input_ok(self) -> bool:
@@ -504,21 +518,35 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     checkpoint()
     requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
     diagnostics.extend(dependency_diagnostics)
+    fingerprints = FingerprintContext(inputs, request.snapshot_files, request.observed, memo)
     focus = request.focus
-    scope = _focus_scope(templates, requirers, focus) if focus is not None else None
-    if scope is not None:
+    touched = (
+        _touched(request, inputs, previous, failover, had - current, fingerprints.run_digest)
+        if focus is None
+        else None
+    )
+    quota_namespaces = {q.namespace for q in inputs.quotas}
+    if focus is not None:
+        scope = _focus_scope(templates, requirers, focus)
+    elif touched is not None:
+        seeds = touched | set(requirers) | _not_standing(request, templates, previous, quota_namespaces)
+        scope = _requirers_closure(requirers, seeds)
+    else:
+        scope = None
+    # the templates outside a change's scope stand as the index records them, unjudged (``changed``)
+    standing_entries = previous.index.entries if touched is not None and previous.index is not None else {}
+    partial = focus is not None or (touched is not None and request.partial)
+    if scope is not None and partial:
         templates = [t for t in templates if t.key.identity in scope]
     elif request.lint:
         diagnostics.extend(cross_object_warnings(inputs, policies, request.memo))
     # bindings of deleted templates free their quota first; the changes are admitted in processing order
-    quota_namespaces = {q.namespace for q in inputs.quotas}
     standing = previous.bindings(
         i for i in sorted(current) if i[2] in quota_namespaces and (scope is None or i in scope)
     )
     ledger = QuotaLedger.open(
         inputs.quotas, standing.values(), enforcement=ctx.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
     )
-    fingerprints = FingerprintContext(inputs, request.snapshot_files, request.observed, memo)
 
     def fingerprint_of(template: Manifest, required: tuple[Requirement, ...]) -> str:
         ident = template.key.identity
@@ -544,7 +572,10 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     for count, template in enumerate(templates):
         if count % 256 == 0:
             checkpoint()
-        if template.key.identity not in requirers:
+        ident = template.key.identity
+        if scope is not None and ident not in scope and ident in standing_entries:
+            judged[ident] = (standing_entries[ident].fingerprint, standing_entries[ident])
+        elif ident not in requirers:
             fingerprint = fingerprint_of(template, ())
             judged[template.key.identity] = (fingerprint, reusable(template, fingerprint))
     previous.bindings(ident for ident, (_, entry) in judged.items() if entry is None)
@@ -594,7 +625,9 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         )
     progress(len(templates), len(templates))
     outcomes = [done[t.key.identity] for t in templates]
-    if scope is not None:
+    if touched is not None and request.partial:
+        return _scoped_result(request, ctx, previous, templates, outcomes, diagnostics, records)
+    if focus is not None:
         # what the focused templates are: no files, no run-wide outputs (see ``ReconcileRequest.focus``)
         if any(d.is_error for d in previous.diagnostics):
             return _refused(request, previous, diagnostics)
@@ -623,7 +656,16 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         # a binding record that cannot be read: which files the tool owns is unknown, so nothing is written
         return _refused(request, previous, diagnostics)
     return _result(
-        request, ctx, previous, outcomes, diagnostics, snapshots.snapshots, failover, policy_taints, records
+        request,
+        ctx,
+        previous,
+        outcomes,
+        diagnostics,
+        snapshots.snapshots,
+        fingerprints.run_digest,
+        failover,
+        policy_taints,
+        records,
     )
 
 
@@ -684,6 +726,131 @@ def _redo_independent(
         if record is not None:
             records[ident] = record
     return outcomes, records
+
+
+def _touched(
+    request: ReconcileRequest,
+    inputs: Inputs,
+    previous: PreviousRun,
+    failover: FailoverOutcome | None,
+    deleted: set[Identity],
+    run_digest: str,
+) -> frozenset[Identity] | None:
+    """The templates ``request.changed`` touches (``core.change_scope``), when the run may judge only
+    them: the index is trusted and was written under the same run-wide fingerprint part, and no template is
+    rescheduled or taken away. The templates the failover controllers read (they act as time passes) are
+    judged too."""
+    if (
+        request.changed is None
+        or previous.index is None
+        or previous.index.run != run_digest
+        or request.reschedule
+        or deleted
+    ):
+        return None
+    sources = source_plan(request.decoded if request.decoded is not None else request.input_files)
+    touched = touched_templates(request.changed, inputs, previous.index, sources)
+    if touched is None or failover is None:
+        return touched
+    return touched | failover.seen
+
+
+def _not_standing(
+    request: ReconcileRequest,
+    templates: Sequence[Manifest],
+    previous: PreviousRun,
+    quota_namespaces: set[str],
+) -> set[Identity]:
+    """The templates a change's scope must hold whatever changed: those the index has no entry for (it knows
+    nothing of an unmatched one), those of a namespace with a quota (the quota fold admits a namespace's
+    changes in order, and its status counts every binding there), those other templates required when the
+    index was written (a dependency follows its requirers), and those whose recorded output no longer
+    stands (a record or file edited since, a held-back result)."""
+    index = previous.index
+    assert index is not None
+    found: set[Identity] = set()
+    for template in templates:
+        ident = template.key.identity
+        entry = index.entries.get(ident)
+        if (
+            entry is None
+            or entry.required
+            or ident[2] in quota_namespaces
+            or previous.reusable(ident, entry.fingerprint, request.output_blobs, previous.layout.clusters_dir)
+            is None
+        ):
+            found.add(ident)
+    return found
+
+
+def _scoped_result(
+    request: ReconcileRequest,
+    ctx: RunContext,
+    previous: PreviousRun,
+    templates: Sequence[Manifest],
+    outcomes: list[TemplateOutcome],
+    diagnostics: list[Diagnostic],
+    records: Mapping[Identity, bytes],
+) -> RenderResult:
+    """What a run that judged only the templates a change touched makes: the files of those it redid
+    (manifests and binding records) and the state index with their entries replaced; the index's other
+    entries stand for the templates it did not judge."""
+    if any(d.is_error for d in previous.diagnostics):
+        return _refused(request, previous, diagnostics)
+    assert previous.index is not None
+    layout = previous.layout
+    redone = [o for o in outcomes if not o.reused]
+    before = previous.bindings(o.key.identity for o in redone)
+    managed = set(
+        ownership(before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir).paths
+    )
+    files: dict[str, bytes] = {}
+    keep: set[str] = set()
+    for outcome in redone:
+        files.update(outcome.files)
+        keep.update(outcome.keep)
+        if outcome.binding is not None:
+            record = records.get(outcome.key.identity)
+            files[layout.binding_path(binding_key(outcome.binding))] = (
+                record if record is not None else dump_yaml(outcome.binding.to_api()).encode()
+            )
+    managed |= set(files)
+    diagnostics.extend(
+        unmatched_templates(
+            t for t, o in zip(templates, outcomes, strict=True) if o.match.state is ClaimState.UNMATCHED
+        )
+    )
+    judged = {o.key.identity for o in outcomes}
+    entries = {i: e for i, e in previous.index.entries.items() if i not in judged}
+    entries.update(_index(request, previous, outcomes, files, previous.index.run).entries)
+    return RenderResult(
+        files=files,
+        managed=frozenset(managed),
+        keep=frozenset(keep),
+        bindings=tuple(o.binding for o in redone if o.binding is not None),
+        outcomes=tuple(outcomes),
+        diagnostics=(*diagnostics, *(d for o in outcomes for d in o.diagnostics), *previous.diagnostics),
+        inputs=ctx.inputs,
+        previous_bindings=tuple(before[i] for i in sorted(before)),
+        incremental=True,
+        index=StateIndex(ENGINE_VERSION, dict(sorted(entries.items())), previous.index.run),
+        scoped=True,
+    )
+
+
+def _requirers_closure(
+    requirers: Mapping[Identity, Sequence[Identity]], seeds: Collection[Identity]
+) -> set[Identity]:
+    """``seeds`` and every template requiring one of them (``propagateDeps``: a dependency's outcome is made
+    from its requirers' bindings), until nothing is added."""
+    scope: set[Identity] = set()
+    pending = list(seeds)
+    while pending:
+        identity = pending.pop()
+        if identity not in scope:
+            scope.add(identity)
+            pending.extend(requirers.get(identity, ()))
+    return scope
 
 
 def _focus_scope(
@@ -913,12 +1080,14 @@ def _result(
     outcomes: list[TemplateOutcome],
     diagnostics: list[Diagnostic],
     snapshots: Mapping[str, ClusterSnapshot],
+    run_digest: str,
     failover: FailoverOutcome | None = None,
     policy_taints: Mapping[str, tuple[Taint, ...]] | None = None,
     records: Mapping[Identity, bytes] | None = None,
 ) -> RenderResult:
     """Merge the outcomes with the run-wide outputs: records, quota outputs, released manifests, the index,
-    the eviction queue. ``records``: binding records already serialised, by template."""
+    the eviction queue. ``records``: binding records already serialised, by template; ``run_digest``: the
+    run-wide part of every fingerprint, which the index records."""
     layout = previous.layout
     redone = [o for o in outcomes if not o.reused]
     before = previous.bindings(o.key.identity for o in redone)
@@ -965,7 +1134,7 @@ def _result(
         files[layout.eviction_queue_path] = dump_yaml(queue_document(failover.queue)).encode()
     if policy_taints:
         files[layout.cluster_taints_path] = dump_yaml(policy_taints_document(policy_taints)).encode()
-    index = _index(request, previous, outcomes, files)
+    index = _index(request, previous, outcomes, files, run_digest)
     # every shard, changed or not: an unchanged one hashes to the blob it has, and the commit leaves it be
     for shard, raw in index.shards(request.memo).items():
         files[layout.index_shard_path(shard)] = raw
@@ -999,8 +1168,10 @@ def _index(
     previous: PreviousRun,
     outcomes: Iterable[TemplateOutcome],
     files: Mapping[str, bytes],
+    run: str,
 ) -> StateIndex:
-    """The state index after this run: reused entries as they were, redone templates described anew."""
+    """The state index after this run (``run``: its run-wide fingerprint part): reused entries as they
+    were, redone templates described anew."""
     layout = previous.layout
     entries: dict[Identity, IndexEntry] = {}
     for outcome in outcomes:
@@ -1033,8 +1204,9 @@ def _index(
             failover=has_failover_business(binding),
             health=cluster_health(binding),
             ready="" if (ready := binding_ready(binding)) == "-" else ready,
+            required=bool(binding.spec.required_by),
         )
-    return StateIndex(engine=ENGINE_VERSION, entries=entries)
+    return StateIndex(engine=ENGINE_VERSION, entries=entries, run=run)
 
 
 def _settled(outcome: TemplateOutcome, binding: ResourceBinding) -> bool:

@@ -156,14 +156,14 @@ class PolicyIndex:
         by_ref: dict[PolicyRef, AnyPropagationPolicy] = {}
         for policy in propagation_policies:
             by_ref[ref_of(policy)] = policy
-            for key in _selector_keys(policy):
+            for key in selector_keys(policy):
                 if key[2]:
                     _add(pp_named, (policy.namespace, key[0], key[1], key[2]), policy)
                 else:
                     _add(pp, (policy.namespace, key[0], key[1]), policy)
         for cluster_policy in cluster_propagation_policies:
             by_ref[ref_of(cluster_policy)] = cluster_policy
-            for key in _selector_keys(cluster_policy):
+            for key in selector_keys(cluster_policy):
                 if key[2]:
                     _add(cpp_named, key, cluster_policy)
                 else:
@@ -227,7 +227,7 @@ class PolicyIndex:
         return _ranked(template, pps), _ranked(template, cpps)
 
 
-def _selector_keys(policy: AnyPropagationPolicy) -> list[tuple[str, str, str]]:
+def selector_keys(policy: AnyPropagationPolicy) -> list[tuple[str, str, str]]:
     """(apiVersion, kind, name or "") of each selector: a named selector matches that object only."""
     return sorted({(s.api_version, s.kind, s.name or "") for s in policy.spec.resource_selectors})
 

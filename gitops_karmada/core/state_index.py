@@ -76,6 +76,8 @@ class IndexEntry:
     """Cluster → what it reported (``core.status_summary.cluster_health``), for the status page."""
     ready: str = ""
     """kubectl's READY of the template's aggregated status (``3/5``); empty when not known."""
+    required: bool = False
+    """Whether other templates' bindings require it (``propagateDeps``): its output follows theirs."""
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -91,6 +93,7 @@ class IndexEntry:
             **({"failover": True} if self.failover else {}),
             **({"health": dict(sorted(self.health.items()))} if self.health else {}),
             **({"ready": self.ready} if self.ready else {}),
+            **({"required": True} if self.required else {}),
         }
 
     @classmethod
@@ -118,6 +121,7 @@ class IndexEntry:
             failover=bool(raw.get("failover", False)),
             health=health,
             ready=str(raw.get("ready", "")),
+            required=bool(raw.get("required", False)),
         )
 
 
@@ -131,6 +135,11 @@ def _only(values: Iterable[Any], kind: type) -> None:
 class StateIndex:
     engine: str
     entries: Mapping[Identity, IndexEntry] = field(default_factory=dict)
+    run: str = ""
+    """The part of every fingerprint shared by all templates when the index was written
+    (``FingerprintContext.run_digest``: engine, configuration, inventory, snapshots, ClusterOverridePolicies);
+    empty when not known. A run that computes the same value may judge only the templates a change of input
+    files touches (``core.change_scope``)."""
 
     def dump(self, memo: RunMemo | None = None) -> bytes:
         """Deterministic JSON, one entry a line (``memo``: lines written of the same entries before)."""
@@ -145,7 +154,12 @@ class StateIndex:
 
     def _dump(self, identities: list[Identity], memo: RunMemo | None) -> bytes:
         head = orjson.dumps(
-            {"apiVersion": INDEX_API_VERSION, "kind": INDEX_KIND, "engine": self.engine}
+            {
+                "apiVersion": INDEX_API_VERSION,
+                "kind": INDEX_KIND,
+                "engine": self.engine,
+                **({"run": self.run} if self.run else {}),
+            }
         ).decode()
 
         def line(identity: Identity) -> str:
@@ -211,6 +225,7 @@ def parse_index_shards(
     unreadable, has another engine, or holds an entry of another shard (a full run then decides)."""
     fresh: IndexLines = {}
     engine: str | None = None
+    runs: set[str] = set()
     entries: dict[Identity, IndexEntry] = {}
     for shard, raw in sorted(shards.items()):
         parsed = _parse_lines(raw, lines, fresh) if lines is not None else None
@@ -219,6 +234,7 @@ def parse_index_shards(
         if parsed is None or engine not in (None, parsed.engine):
             return None
         engine = parsed.engine
+        runs.add(parsed.run)
         for identity, entry in parsed.entries.items():
             if (sharded and shard_of(identity) != shard) or identity in entries:
                 return None
@@ -228,7 +244,8 @@ def parse_index_shards(
     if lines is not None:
         lines.clear()
         lines.update(fresh)
-    return StateIndex(engine=engine, entries=entries)
+    # shards that disagree on it (one edited or left from another run) make it unknown
+    return StateIndex(engine=engine, entries=entries, run=runs.pop() if len(runs) == 1 else "")
 
 
 def _parse_whole(raw: bytes) -> StateIndex | None:
@@ -242,7 +259,7 @@ def _parse_whole(raw: bytes) -> StateIndex | None:
             if identity is None:
                 return None
             entries[identity] = IndexEntry.from_api(entry)
-        return StateIndex(engine=str(data["engine"]), entries=entries)
+        return StateIndex(engine=str(data["engine"]), entries=entries, run=str(data.get("run", "")))
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
@@ -274,7 +291,7 @@ def _parse_lines(raw: bytes, memo: IndexLines, fresh: IndexLines) -> StateIndex 
     if len(entries) != len(mine):
         return None  # a template listed twice: let the whole-file parse decide
     fresh.update(mine)
-    return StateIndex(engine=engine, entries=entries)
+    return StateIndex(engine=engine, entries=entries, run=str(header.get("run", "")))
 
 
 def _diagnostic_to_api(diagnostic: Diagnostic) -> dict[str, Any]:

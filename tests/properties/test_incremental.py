@@ -23,8 +23,10 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.cli.explain import explanation
+from gitops_karmada.core.change_scope import ChangedInputs
+from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.core.loading import load_config
+from gitops_karmada.core.loading import load, load_config
 from gitops_karmada.core.observed import ObservedStatus
 from gitops_karmada.core.serialize import dump_yaml_documents
 from gitops_karmada.core.state_index import parse_index_shards, read_index
@@ -32,9 +34,11 @@ from gitops_karmada.model.status import ClusterStatusSnapshot
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, next_request, reconcile
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
+    from gitops_karmada.core.outcome import TemplateOutcome
     from gitops_karmada.model.keys import ObjectKey
+    from gitops_karmada.reconcile import Identity
 
 Tree = dict[str, bytes]
 CLUSTERS = ("member1", "member2", "member3")
@@ -52,6 +56,11 @@ def _cluster(name: str, labels: dict[str, str], taint: bool) -> dict[str, Any]:
 
 
 def _deployment(name: str, namespace: str, replicas: int, image: str, tier: str) -> dict[str, Any]:
+    """A Deployment; with image ``nginx:2`` it reads the ConfigMap ``cfg`` (a dependency under
+    ``propagateDeps``), so an edit of the template can add or drop a requirement."""
+    container: dict[str, Any] = {"name": "c", "image": image, "resources": {"requests": {"cpu": "100m"}}}
+    if image == "nginx:2":
+        container["envFrom"] = [{"configMapRef": {"name": "cfg"}}]
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -61,15 +70,15 @@ def _deployment(name: str, namespace: str, replicas: int, image: str, tier: str)
             "selector": {"matchLabels": {"app": name}},
             "template": {
                 "metadata": {"labels": {"app": name}},
-                "spec": {
-                    "containers": [{"name": "c", "image": image, "resources": {"requests": {"cpu": "100m"}}}]
-                },
+                "spec": {"containers": [container]},
             },
         },
     }
 
 
-def _policy(namespace: str, tier: str, placement: dict[str, Any], preserve: bool) -> dict[str, Any]:
+def _policy(
+    namespace: str, tier: str, placement: dict[str, Any], preserve: bool, deps: bool = False
+) -> dict[str, Any]:
     return {
         "apiVersion": "policy.karmada.io/v1alpha1",
         "kind": "PropagationPolicy",
@@ -85,6 +94,7 @@ def _policy(namespace: str, tier: str, placement: dict[str, Any], preserve: bool
             ],
             "placement": placement,
             **({"preserveResourcesOnDeletion": True} if preserve else {}),
+            **({"propagateDeps": True} if deps else {}),
         },
     }
 
@@ -129,6 +139,9 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         self.last_written: Tree = {}
         self.warm = WarmState()
         """The incremental tree as the last run committed it (what the adapter's tool commit holds)."""
+        self.last_run: tuple[Tree, dict[str, ClusterStatusSnapshot], frozenset[str]] | None = None
+        """The input files, status reports and unmatched templates of the last run that was not refused
+        (what a run told of the changed files finds at the last reconcile commit)."""
         for i, name in enumerate(CLUSTERS):
             self.files[f"inventory/{name}.yaml"] = _doc(
                 _cluster(name, {"env": "prod" if i < 2 else "dev"}, False)
@@ -183,9 +196,14 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         tier=st.sampled_from(["front", "back"]),
         placement=PLACEMENTS,
         preserve=st.booleans(),
+        deps=st.booleans(),
     )
-    def put_policy(self, namespace: str, tier: str, placement: dict[str, Any], preserve: bool) -> None:
-        self.files[f"policies/{namespace}-{tier}.yaml"] = _doc(_policy(namespace, tier, placement, preserve))
+    def put_policy(
+        self, namespace: str, tier: str, placement: dict[str, Any], preserve: bool, deps: bool
+    ) -> None:
+        self.files[f"policies/{namespace}-{tier}.yaml"] = _doc(
+            _policy(namespace, tier, placement, preserve, deps)
+        )
 
     @rule(data=st.data())
     def delete_policy(self, data: st.DataObject) -> None:
@@ -404,12 +422,74 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
             assert incremental.incremental, "the state index written by the previous run was not trusted"
         assert not full.incremental
         assert sorted(map(str, incremental.diagnostics)) == sorted(map(str, full.diagnostics))
+        if self.last_run is not None and not edited and incremental.input_ok:
+            self._scoped_run_agrees(incremental, now, observed)
+        if incremental.input_ok:  # a run refused for its input commits nothing: the last reconcile stays
+            self.last_run = (dict(self.files), dict(self.status), _unmatched(incremental))
         self.incremental = _commit(self.incremental, incremental)
         self.last_written = dict(self.incremental)
         self.full = _commit(self.full, full)
         assert self.incremental.keys() == self.full.keys()
         for path in self.full:
             assert self.incremental[path] == self.full[path], path
+
+    def _scoped_run_agrees(
+        self, incremental: RenderResult, now: str, observed: ObservedStatus | None
+    ) -> None:
+        """A run told which input files changed since the last one judges only the templates they touch (and
+        those that cannot stand unjudged): it commits exactly what the run judging every template commits,
+        and says the same. Its partial form (as ``diff`` makes it) redoes every template the whole run redoes
+        that has a binding, writes the same files for them, and its index is the whole run's."""
+        assert self.last_run is not None
+        files, status, unmatched = self.last_run
+        if status != self.status or files.get(CONFIG) != self.files.get(CONFIG):
+            return  # the adapter judges every template then: not a change of input files
+        paths = frozenset(
+            p for p in files.keys() | self.files.keys() if p != CONFIG and files.get(p) != self.files.get(p)
+        )
+        config, _ = load_config(self.files.get(CONFIG))
+        before = load({p: files[p] for p in paths if p in files}, config)
+        assert before.ok
+        changed = ChangedInputs(paths, before.inputs)
+        whole = _run(self.files, self.incremental, now, full=False, observed=observed, changed=changed)
+        assert _commit(self.incremental, whole) == _commit(self.incremental, incremental)
+        assert list(map(str, whole.diagnostics)) == list(map(str, incremental.diagnostics))
+        assert whole.index == incremental.index
+        scoped = _run(
+            self.files, self.incremental, now, full=False, observed=observed, changed=changed, partial=True
+        )
+        if not scoped.scoped:
+            return
+        SCOPED_RUNS.append(len(paths))
+        assert scoped.index == incremental.index
+        assert _bound(scoped.redone) == _bound(incremental.redone)
+
+        def written(result: RenderResult) -> Tree:
+            return {
+                p: c
+                for p, c in _commit(self.incremental, result).items()
+                if p.startswith(("clusters/", "karmada-state/bindings/"))
+            }
+
+        assert written(scoped) == written(incremental)
+        judged = _unmatched(scoped)
+        assert judged == _unmatched(incremental) & {str(o.key) for o in scoped.outcomes}
+        assert _unmatched(incremental) - judged <= unmatched
+
+
+CONFIG = "gitops-karmada.yaml"
+SCOPED_RUNS: list[int] = []
+"""How many changed files each scoped run was told of (the examples must exercise the scope)."""
+
+
+def _bound(outcomes: Iterable[TemplateOutcome]) -> frozenset[Identity]:
+    """The templates of ``outcomes`` that have a binding (those without, as an unmatched one, write nothing
+    and are redone by every run that judges them)."""
+    return frozenset(o.key.identity for o in outcomes if o.binding is not None)
+
+
+def _unmatched(result: RenderResult) -> frozenset[str]:
+    return frozenset(str(o.key) for o in result.outcomes if o.match.state is ClaimState.UNMATCHED)
 
 
 def _doc(body: dict[str, Any]) -> bytes:
@@ -431,6 +511,8 @@ def _run(
     observed: ObservedStatus | None = None,
     warm: WarmState | None = None,
     focus: Callable[[ObjectKey], bool] | None = None,
+    changed: ChangedInputs | None = None,
+    partial: bool = False,
 ) -> RenderResult:
     """One run; ``warm``: as a long-lived process makes it, with what earlier runs kept; ``focus``: as
     ``explain`` makes it for the templates it names."""
@@ -461,6 +543,8 @@ def _run(
             output_edits=edits,
             observed=observed,
             focus=focus,
+            changed=changed,
+            partial=partial,
             explain=focus is not None,
             materialize=focus is None,
         )
