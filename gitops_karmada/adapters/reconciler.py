@@ -24,19 +24,21 @@ from gitops_karmada.adapters.repository import (
 )
 from gitops_karmada.adapters.status_store import branch_ref
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
+from gitops_karmada.core.change_scope import ChangedInputs
 from gitops_karmada.core.diff.guardrails import parse_guardrails
 from gitops_karmada.core.diff.writeguard import guard, write_plan
 from gitops_karmada.core.failover.controllers import FailoverOutcome, excuse_failover
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
+from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load, load_config
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Collection, Sequence
 
     from gitops_karmada.adapters.git_blob_writer import BlobWriter
+    from gitops_karmada.adapters.git_log import PathChange
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.core.diff.guardrails import Guardrail
@@ -175,14 +177,17 @@ def reconcile_ref(
         store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
     config, _ = load_config(store.read_file(store.resolve(ref), CONFIG_FILE))
     warn_uncommitted_inputs(store, ref, config)
-    if not reschedule and not full:
-        current = unchanged_since_reconcile(store, ref)
-        if current is not None:
-            return ReconcileOutcome(None, None, up_to_date=current)
+    since = None if reschedule or full else since_reconcile(store, ref)
+    if since is not None and since.unchanged:
+        return ReconcileOutcome(None, None, up_to_date=UpToDate(since.source, since.reconciled))
     # the write path needs only what it redoes: reused templates' records are not read at all
     state = read_commit(
         store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm, status=StatusChoice.TIP
     )
+    if since is not None and not since.others and since.source == state.source:
+        # only input files changed since the last reconcile: the templates they cannot touch stand unjudged
+        changed = changed_inputs(store, since.inputs, state.request.config)
+        state = replace(state, request=replace(state.request, changed=changed))
     # a first run's tens of thousands of blobs are hashed once, and written while the run finishes
     hash_blob = store.remembered_blob_id()
     state = replace(state, request=replace(state.request, hash_blob=hash_blob))
@@ -247,10 +252,27 @@ class UpToDate:
     """The tool commit whose output stands for it."""
 
 
-def unchanged_since_reconcile(store: GitStore, ref: str) -> UpToDate | None:
-    """The last reconcile commit of ``ref``, when it was made by this version of the tool, every template
-    succeeded in it, and nothing the pipeline reads (inputs, configuration, snapshots, the managed folders)
-    changed after it: then a run would make exactly that output again."""
+@dataclass(frozen=True, slots=True)
+class SinceReconcile:
+    source: str
+    """The commit read."""
+    reconciled: str
+    """Its last reconcile commit (made by this version of the tool, every template succeeded)."""
+    inputs: tuple[PathChange, ...]
+    """The input files changed since."""
+    others: bool
+    """Whether anything else the pipeline reads changed since: the configuration, the managed folders."""
+
+    @property
+    def unchanged(self) -> bool:
+        """Nothing the pipeline reads changed: a run would make exactly the reconcile commit's output."""
+        return not self.inputs and not self.others
+
+
+def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
+    """What changed since the last reconcile commit of ``ref``, when the output of that commit can stand
+    for every template the changes do not touch: it was made by this version of the tool, every template
+    succeeded in it, and the member clusters reported nothing since."""
     head = store.resolve(ref)
     anchor = latest_tool_commit(store, head)
     if anchor is None or anchor.trailers.get(wellknown.RENDERED_BY_TRAILER) != RENDERED_BY:
@@ -262,17 +284,47 @@ def unchanged_since_reconcile(store: GitStore, ref: str) -> UpToDate | None:
     if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
         return None  # the member clusters reported something the last reconcile did not see
     if anchor.commit == head:
-        return UpToDate(head, head)
+        return SinceReconcile(head, head, (), others=False)
     is_input = input_path_filter(config)
     watched = (
         config.output.clusters_dir + "/",
         config.output.state_dir + "/",
         config.output.snapshots_dir + "/",
     )
+    inputs = []
     for change in store.diff(anchor.commit, head):
-        if change.path == CONFIG_FILE or change.path.startswith(watched) or is_input(change.path):
-            return None
-    return UpToDate(head, anchor.commit)
+        if change.path == CONFIG_FILE or change.path.startswith(watched):
+            return SinceReconcile(head, anchor.commit, (), others=True)
+        if is_input(change.path):
+            inputs.append(change)
+    return SinceReconcile(head, anchor.commit, tuple(inputs), others=False)
+
+
+def changed_inputs(
+    store: GitStore, changes: Sequence[PathChange], config: ToolConfig, asked: Collection[str] | None = None
+) -> ChangedInputs | None:
+    """The input files ``changes`` names (since a reconcile commit, ``since_reconcile``), with their
+    documents as that reconcile read them; None when there are none or those do not load (then a run judges
+    every template). ``asked``: templates whose outcome the caller reads, judged whatever changed."""
+    if not changes:
+        return None
+    before = store.read_blobs(sorted({c.old_oid for c in changes if c.old_oid is not None}))
+    loaded = load({c.path: before[c.old_oid] for c in changes if c.old_oid is not None}, config)
+    if not loaded.ok:
+        return None
+    return ChangedInputs(
+        paths=frozenset(c.path for c in changes), before=loaded.inputs, asked=frozenset(asked or ())
+    )
+
+
+def unchanged_since_reconcile(store: GitStore, ref: str) -> UpToDate | None:
+    """The last reconcile commit of ``ref``, when nothing the pipeline reads (inputs, configuration,
+    snapshots, the managed folders) changed after it (see ``since_reconcile``): then a run would make
+    exactly that output again."""
+    since = since_reconcile(store, ref)
+    if since is None or not since.unchanged:
+        return None
+    return UpToDate(since.source, since.reconciled)
 
 
 def reverted_hand_edits(

@@ -20,7 +20,7 @@ from loguru import logger
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.layered_blobs import LayeredBlobs, candidates
-from gitops_karmada.adapters.reconciler import unchanged_since_reconcile
+from gitops_karmada.adapters.reconciler import changed_inputs, since_reconcile
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.cli.logs import colour_wanted
@@ -125,6 +125,12 @@ MIN_BUDGET = 10_000
     help="Also write the JSON report to this file.",
 )
 @click.option(
+    "--full",
+    is_flag=True,
+    help="Judge and render every template of both sides (by default, the state index of the last reconcile "
+    "stands for the templates the change cannot touch).",
+)
+@click.option(
     "--color",
     type=click.Choice(["auto", "always", "never"]),
     default="auto",
@@ -144,6 +150,7 @@ def diff_command(
     report_file: Path | None,
     summary_file: Path | None,
     json_file: Path | None,
+    full: bool,
     color: str,
 ) -> None:
     """Compare the fleet rendered at BASE and at HEAD: placement, changed inputs, manifests."""
@@ -156,7 +163,7 @@ def diff_command(
     except GuardrailSyntaxError as err:
         raise click.BadParameter(str(err), param_hint="--fail-on") from err
     try:
-        plan = compare_sides(repo, base_rev, head_rev, base_path, head_path, guardrails)
+        plan = compare_sides(repo, base_rev, head_rev, base_path, head_path, guardrails, full=full)
         write_reports(plan, report_file=report_file, summary_file=summary_file, json_file=json_file)
     except (GitopsKarmadaError, OSError) as err:
         logger.bind(logger="diff").error("{}", err)
@@ -191,23 +198,25 @@ def compare_sides(
     base_path: Path | None,
     head_path: Path | None,
     guardrails: Sequence[Guardrail] = (),
+    *,
+    full: bool = False,
 ) -> PlanDiff:
-    """Read and render both sides, then compare them."""
+    """Read and render both sides, then compare them (``full``: every template of each, see ``--full``)."""
     store = GitStore.open(repo) if base_path is None or head_path is None else None
     # the two revisions share most input files: the second side reuses what loading made of the first's
     warm = WarmState()
     if head_path is not None:
-        head = read_checkout(head_path)
+        head = read_checkout(head_path, full=full)
     else:
         assert store is not None
-        head = read_revision(store, head_rev or "HEAD", warm)
+        head = read_revision(store, head_rev or "HEAD", warm, full=full)
     if base_path is not None:
-        base = read_checkout(base_path)
+        base = read_checkout(base_path, full=full)
     else:
         assert store is not None
         base_sha = base_rev or default_base(store, head_rev or "HEAD")
         # what the comparison reads of the base's unmatched templates: whether the head's still are
-        base = read_revision(store, base_sha, warm, asked=frozenset(head.unmatched))
+        base = read_revision(store, base_sha, warm, asked=frozenset(head.unmatched), full=full)
     paths = None
     if store is not None and isinstance(base.blobs, LayeredBlobs) and isinstance(head.blobs, LayeredBlobs):
         # two revisions: only the paths they (or their renders) differ in are compared, not every file
@@ -241,24 +250,35 @@ def default_base(store: GitStore, head: str) -> str:
 
 
 def read_revision(
-    store: GitStore, rev: str, warm: WarmState | None = None, *, asked: Collection[str] | None = None
+    store: GitStore,
+    rev: str,
+    warm: WarmState | None = None,
+    *,
+    asked: Collection[str] | None = None,
+    full: bool = False,
 ) -> DiffSide:
     """Render the commit ``rev`` incrementally: only templates whose inputs changed since its last
     reconcile are redone; every other file and binding is taken from the commit, and read only if the
     other side differs there. ``warm``: decoded and loaded inputs kept from the other side (by content).
 
-    ``asked``: the templates (``str(key)``) whose unmatched state the comparison reads. When given and
-    nothing ``reconcile`` reads changed since a reconcile of this engine, the state index stands for every
-    template whose result is settled (``unchanged_since_reconcile``): only the unsettled and the asked ones
-    are redone (with what their outcomes depend on), and the side's ``unmatched`` answers for those."""
+    When only input files changed since a reconcile of this engine, only the templates they can touch are
+    judged (``core.change_scope``), the state index standing for the others. When nothing ``reconcile``
+    reads changed, the index stands for every template whose result is settled: only the unsettled are
+    redone. ``asked``: the templates (``str(key)``) whose unmatched state the comparison reads; they are
+    redone too, and the side's ``unmatched`` answers for those (and for the redone ones). ``full``: every
+    template is judged and rendered, no state index trusted."""
     state = read_commit(store, rev, materialize=False, warm=warm)
     assert state.source is not None
-    vouched = vouched_index(store, rev, state) if asked is not None else None
-    request = replace(state.request, lint=False)  # the comparison reads errors only
+    since = None if full else since_reconcile(store, rev)
+    vouched = vouched_index(state) if asked is not None and since is not None and since.unchanged else None
+    request = replace(state.request, lint=False, full=full)  # the comparison reads errors only
     if vouched is not None:
         assert asked is not None
         redo = {identity for identity, entry in vouched.entries.items() if not entry.settled}
         request = replace(request, focus=lambda key: key.identity in redo or str(key) in asked)
+    elif since is not None and not since.others:
+        changed = changed_inputs(store, since.inputs, request.config, asked)
+        request = replace(request, changed=changed, partial=True)
     result = reconcile(request)
     changes = result.changes(state.current_blobs, store.blob_id)
     committed = state.current_blobs
@@ -281,20 +301,18 @@ def read_revision(
     return replace(side, cluster_counts=counts)
 
 
-def vouched_index(store: GitStore, rev: str, state: RepositoryState) -> StateIndex | None:
-    """The state index of ``rev`` when a run would make exactly its output again: nothing ``reconcile`` reads
-    changed since a reconcile of this engine, whose index this is."""
-    if unchanged_since_reconcile(store, rev) is None:
-        return None
+def vouched_index(state: RepositoryState) -> StateIndex | None:
+    """The state index of a commit a run would make exactly the output of again (nothing ``reconcile``
+    reads changed since a reconcile of this engine, whose index this is)."""
     request = state.request
     index = read_index(request.state_files, RepoLayout.of(request.config), request.index_lines)
     return index if index is not None and index.engine == ENGINE_VERSION else None
 
 
-def read_checkout(root: Path) -> DiffSide:
+def read_checkout(root: Path, *, full: bool = False) -> DiffSide:
     """Render the files under ``root`` (a second checkout); the wall clock stands in for the commit time."""
     state = read_worktree(root, datetime.now(UTC))
-    result = reconcile(replace(state.request, lint=False))
+    result = reconcile(replace(state.request, lint=False, full=full))
     changes = result.changes(state.current_blobs)
     tree = {p: (root / p).read_bytes() for p in state.current_blobs if p not in changes}
     tree.update({p: c for p, c in changes.items() if c is not None})

@@ -16,6 +16,7 @@ from tests.action.scenarios import (
     change_secret,
     change_weight,
     clone_fleet,
+    edit_yaml,
     isolated_git,
 )
 from tests.fleet import FleetRepo
@@ -23,6 +24,8 @@ from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from gitops_karmada.reconcile import ReconcileRequest, RenderResult
 
 FRONTEND_ROW = "| `Deployment.apps/shop/frontend` | pp/frontend | 8 | **4 → 2** | **2 → 3** | **2 → 3** | 2 of 8 (25 %) |"
 
@@ -241,6 +244,81 @@ def test_comparing_the_candidate_paths_only_equals_comparing_every_file(
     assert compare_sides(repo.path, "main", "feature", None, None) == compare(_full(base), _full(head))
 
 
+def _edit_cart(repo: FleetRepo) -> None:
+    edit_yaml(repo, "apps/shop/cart.yaml", lambda documents: documents[0]["spec"].update(replicas=7))
+
+
+def _edit_kustomize_base(repo: FleetRepo) -> None:
+    """A file only Kustomize reads (the payments base): the templates it gives are not known by path."""
+    edit_yaml(
+        repo, "apps/payments/base/deployment.yaml", lambda documents: documents[0]["spec"].update(replicas=9)
+    )
+
+
+def _narrow_shop_policy(repo: FleetRepo) -> None:
+    """The frontend's policy moves to selecting the Service of the cart: both templates change hands."""
+
+    def change(documents: list[Any]) -> None:
+        documents[0]["spec"]["resourceSelectors"] = [{"apiVersion": "v1", "kind": "Service", "name": "cart"}]
+
+    edit_yaml(repo, "policies/shop.yaml", change)
+
+
+SCOPE_EDITS = {
+    **SCENARIOS,
+    "template-edit": _edit_cart,
+    "unmatched-template": lambda repo: repo.write("apps/shop/loose.yaml", _service("loose")),
+    "policy-narrowed": _narrow_shop_policy,
+    "kustomize-base": _edit_kustomize_base,
+}
+SCOPED = {
+    "weight-change",
+    "new-policy",
+    "override-change",
+    "secret-change",
+    "quota-blocked",
+    "template-edit",
+    "unmatched-template",
+    "policy-narrowed",
+}
+"""The edits a scope follows: the others change the inventory, a ClusterOverridePolicy or a Kustomize source."""
+
+
+@pytest.mark.parametrize("name", sorted(SCOPE_EDITS), ids=sorted(SCOPE_EDITS))
+def test_judging_what_the_change_touches_equals_judging_every_template(
+    name: str, fleet: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The head side of a branch whose only changes since the reconcile of ``main`` are input files judges
+    only the templates those can touch (``core.change_scope``); the plan is the one of both sides judged and
+    rendered in full (``--full``)."""
+    from gitops_karmada import reconcile
+    from gitops_karmada.cli import diff
+
+    repo = clone_fleet(fleet, tmp_path / "repo")
+    SCOPE_EDITS[name](repo)
+    repo.commit(name)
+    judged: list[tuple[bool, int]] = []
+
+    def recorded(request: ReconcileRequest) -> RenderResult:
+        result = reconcile.reconcile(request)
+        judged.append((result.scoped, len(result.outcomes)))
+        return result
+
+    monkeypatch.setattr("gitops_karmada.cli.diff.reconcile", recorded)
+    plan = diff.compare_sides(repo.path, "main", "feature", None, None)
+    head_scoped, head_judged = judged[0]
+    assert head_scoped == (name in SCOPED)
+    everything = diff.compare_sides(repo.path, "main", "feature", None, None, full=True)
+    assert plan == everything
+    if head_scoped:
+        assert head_judged < judged[-2][1]  # fewer than the full head run judged
+
+
+def test_diff_full_reports_what_the_scoped_diff_does(weight_change: FleetRepo) -> None:
+    args = ("diff", "--base", "main", "--head", "feature", "-o", "json")
+    assert weight_change.cli(*args, check=1).stdout == weight_change.cli(*args, "--full", check=1).stdout
+
+
 def test_the_candidate_paths_hold_for_two_reconciled_revisions_with_hand_written_files(
     weight_change: FleetRepo,
 ) -> None:
@@ -329,7 +407,7 @@ def test_a_reconciled_base_stands_on_its_state_index(fleet: Path, tmp_path: Path
     repo.write("apps/shop/new-loose.yaml", _service("new-loose"))
     repo.commit("another loose service")
     store = GitStore.open(repo.path)
-    assert vouched_index(store, "main", read_commit(store, "main", materialize=False)) is not None
+    assert vouched_index(read_commit(store, "main", materialize=False)) is not None
 
     plan = compare_sides(repo.path, "main", "feature", None, None)
     assert plan == compare(_full(read_revision(store, "main")), _full(read_revision(store, "feature")))
