@@ -270,6 +270,8 @@ def read_revision(
     state = read_commit(store, rev, materialize=False, warm=warm)
     assert state.source is not None
     since = None if full else since_reconcile(store, rev)
+    if since is not None and since.source != state.source:
+        since = None  # the ref moved since it was read: judge every template of what was read
     vouched = vouched_index(state) if asked is not None and since is not None and since.unchanged else None
     request = replace(state.request, lint=False, full=full)  # the comparison reads errors only
     if vouched is not None:

@@ -12,8 +12,9 @@ before and after, without judging the others:
   templates it claimed are among them: a claim the previous run kept was one its selectors still made;
 * for a changed OverridePolicy: every template of its namespace;
 * for a changed ResourceInterpreterCustomization: every template of its target kind;
-* always: every template whose previous result was not settled (it is redone whatever changed), and
-  every template bound without a claim of its own (a dependency that followed a workload).
+* always: every template whose previous result was not settled (it is redone whatever changed), every
+  template bound without a claim of its own (a dependency that followed a workload), and every template
+  Kustomize or Helm renders (a remote base can change what they give with no file changing).
 
 ``reconcile`` adds the templates that cannot stand unjudged whatever changed (``_not_standing``: without
 an index entry, of a quota's namespace, required by others, edited since) and those requiring any of them.
@@ -101,6 +102,10 @@ def touched_templates(
     ]
     touched.update(_indexed_under(policies, after))
     touched.update(i for i, entry in index.entries.items() if not entry.settled or entry.claim is None)
+    if sources is not None and sources.rendered:
+        # what Kustomize or Helm renders may change with nothing in the repository changing (a remote base)
+        rendered = set(sources.rendered)
+        touched.update(t.key.identity for t in after.templates if t.source.path in rendered)
     touched.update(t.key.identity for t in after.templates if str(t.key) in changed.asked)
     return frozenset(touched)
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from gitops_karmada.core.change_scope import ChangedInputs, touched_templates
-from gitops_karmada.core.external_sources import source_plan
+from gitops_karmada.core.external_sources import GeneratedSource, source_plan
 from gitops_karmada.core.loading import load, load_config
 from gitops_karmada.core.serialize import dump_yaml_documents
 from gitops_karmada.core.state_index import StateIndex
@@ -181,20 +181,28 @@ def test_a_changed_customization_touches_the_templates_of_its_kind() -> None:
     assert _touched({"interpreters/services.yaml": _yaml(customization)}) == {"Service/shop/b"}
 
 
-def test_a_file_kustomize_may_read_gives_no_scope() -> None:
-    """Kustomize reads its folder: the templates it renders are not known by the paths that changed."""
+def test_kustomize_sources_give_no_scope_and_what_they_render_is_always_judged() -> None:
+    """Kustomize reads its folder: the templates it renders are not known by the paths that changed, and
+    a remote base can change what it gives with no file changing, so its templates are always judged."""
     config, _ = load_config(None)
-    kustomization = _yaml({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"})
-    files = {**FLEET, "apps/pay/kustomization.yaml": kustomization}
+    kustomization = "apps/pay/kustomization.yaml"
+    files = {
+        **FLEET,
+        kustomization: _yaml({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization"}),
+    }
     sources = source_plan(files)
-    after = load({p: c for p, c in files.items() if not p.startswith("apps/pay/")}, config).inputs
+    rendered = {kustomization: GeneratedSource(kustomization, _yaml(deployment("pay", "web")))}
+    after = load(files, config, generated=rendered).inputs
     nothing = load({}, config).inputs
     index = _index(FLEET)
-    for path in ("apps/pay/deployment.yaml", "apps/pay/kustomization.yaml"):
+    for path in ("apps/pay/deployment.yaml", kustomization):
         assert touched_templates(ChangedInputs(frozenset({path}), nothing), after, index, sources) is None
     settings = "apps/web/settings.yaml"
     unrelated = ChangedInputs(frozenset({settings}), load({settings: FLEET[settings]}, config).inputs)
-    assert touched_templates(unrelated, after, index, sources) is not None
+    assert touched_templates(unrelated, after, index, sources) == {
+        ("", "ConfigMap", "web", "settings"),
+        ("apps", "Deployment", "web", "pay"),
+    }
 
 
 def test_a_run_told_of_an_inventory_change_judges_every_template(monkeypatch: pytest.MonkeyPatch) -> None:
