@@ -199,10 +199,9 @@ def test_kustomize_sources_give_no_scope_and_what_they_render_is_always_judged()
         assert touched_templates(ChangedInputs(frozenset({path}), nothing), after, index, sources) is None
     settings = "apps/web/settings.yaml"
     unrelated = ChangedInputs(frozenset({settings}), load({settings: FLEET[settings]}, config).inputs)
-    assert touched_templates(unrelated, after, index, sources) == {
-        ("", "ConfigMap", "web", "settings"),
-        ("apps", "Deployment", "web", "pay"),
-    }
+    assert touched_templates(unrelated, after, index, sources) == frozenset(
+        {("", "ConfigMap", "web", "settings"), ("apps", "Deployment", "web", "pay")}
+    )
 
 
 def test_a_run_told_of_an_inventory_change_judges_every_template(monkeypatch: pytest.MonkeyPatch) -> None:
