@@ -514,10 +514,18 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         read = policies.read_for(template, claim[0] if claim is not None else None)
         return memo.recall("match", read, (prior, preemption, override_names), compute)
 
-    matches = {t.key.identity: matched(t) for t in templates}
-    checkpoint()
-    requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
-    diagnostics.extend(dependency_diagnostics)
+    # who requires whom needs every template's match; when no policy propagates dependencies there is
+    # nobody, and a run that keeps only part of the templates (focus, partial) matches only those
+    propagating = ctx.gate(FeatureGate.PROPAGATE_DEPS) and any(
+        p.spec.propagate_deps for p in policies.by_ref.values()
+    )
+    matches: dict[Identity, PolicyMatch] = {}
+    requirers: dict[Identity, list[Identity]] = {}
+    if propagating or (request.focus is None and not request.partial):
+        matches = {t.key.identity: matched(t) for t in templates}
+        checkpoint()
+        requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
+        diagnostics.extend(dependency_diagnostics)
     fingerprints = FingerprintContext(inputs, request.snapshot_files, request.observed, memo)
     focus = request.focus
     touched = (
@@ -540,6 +548,9 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         templates = [t for t in templates if t.key.identity in scope]
     elif request.lint:
         diagnostics.extend(cross_object_warnings(inputs, policies, request.memo))
+    if not matches:
+        matches = {t.key.identity: matched(t) for t in templates}
+        checkpoint()
     # bindings of deleted templates free their quota first; the changes are admitted in processing order
     standing = previous.bindings(
         i for i in sorted(current) if i[2] in quota_namespaces and (scope is None or i in scope)
