@@ -106,7 +106,8 @@ def touched_templates(
         # what Kustomize or Helm renders may change with nothing in the repository changing (a remote base)
         rendered = set(sources.rendered)
         touched.update(t.key.identity for t in after.templates if t.source.path in rendered)
-    touched.update(t.key.identity for t in after.templates if str(t.key) in changed.asked)
+    if changed.asked:
+        touched.update(t.key.identity for t in after.templates if str(t.key) in changed.asked)
     return frozenset(touched)
 
 

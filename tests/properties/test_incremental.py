@@ -407,9 +407,19 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
             if p.startswith("clusters/") and self.incremental.get(p) != self.last_written.get(p)
         )
         edits = edited if self.step % 2 == 0 else None
+        # what the adapter tells a run of the input files changed since the last reconcile (none after a hand
+        # edit of the outputs): the warm run is told, as the daemon's are
+        changed = None if edited else self._changed_since_last_run()
         incremental = _run(self.files, self.incremental, now, full=False, edits=edits, observed=observed)
         warm = _run(
-            self.files, self.incremental, now, full=False, edits=edits, observed=observed, warm=self.warm
+            self.files,
+            self.incremental,
+            now,
+            full=False,
+            edits=edits,
+            observed=observed,
+            warm=self.warm,
+            changed=changed,
         )
         full = _run(self.files, self.full, now, full=True, observed=observed)
         assert list(map(str, warm.diagnostics)) == list(map(str, incremental.diagnostics))
@@ -422,8 +432,8 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
             assert incremental.incremental, "the state index written by the previous run was not trusted"
         assert not full.incremental
         assert sorted(map(str, incremental.diagnostics)) == sorted(map(str, full.diagnostics))
-        if self.last_run is not None and not edited and incremental.input_ok:
-            self._scoped_run_agrees(incremental, now, observed)
+        if changed is not None and incremental.input_ok:
+            self._scoped_run_agrees(incremental, now, observed, changed)
         if incremental.input_ok:  # a run refused for its input commits nothing: the last reconcile stays
             self.last_run = (dict(self.files), dict(self.status), _unmatched(incremental))
         self.incremental = _commit(self.incremental, incremental)
@@ -433,24 +443,35 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         for path in self.full:
             assert self.incremental[path] == self.full[path], path
 
-    def _scoped_run_agrees(
-        self, incremental: RenderResult, now: str, observed: ObservedStatus | None
-    ) -> None:
-        """A run told which input files changed since the last one judges only the templates they touch (and
-        those that cannot stand unjudged): it commits exactly what the run judging every template commits,
-        and says the same. Its partial form (as ``diff`` makes it) redoes every template the whole run redoes
-        that has a binding, writes the same files for them, and its index is the whole run's."""
-        assert self.last_run is not None
-        files, status, unmatched = self.last_run
+    def _changed_since_last_run(self) -> ChangedInputs | None:
+        """The input files changed since the last run that was not refused, with their documents then; None
+        when something else changed (the configuration, the status reports) or there was no such run."""
+        if self.last_run is None:
+            return None
+        files, status, _ = self.last_run
         if status != self.status or files.get(CONFIG) != self.files.get(CONFIG):
-            return  # the adapter judges every template then: not a change of input files
+            return None
         paths = frozenset(
             p for p in files.keys() | self.files.keys() if p != CONFIG and files.get(p) != self.files.get(p)
         )
         config, _ = load_config(self.files.get(CONFIG))
         before = load({p: files[p] for p in paths if p in files}, config)
         assert before.ok
-        changed = ChangedInputs(paths, before.inputs)
+        return ChangedInputs(paths, before.inputs)
+
+    def _scoped_run_agrees(
+        self,
+        incremental: RenderResult,
+        now: str,
+        observed: ObservedStatus | None,
+        changed: ChangedInputs,
+    ) -> None:
+        """A run told which input files changed since the last one judges only the templates they touch (and
+        those that cannot stand unjudged): it commits exactly what the run judging every template commits,
+        and says the same. Its partial form (as ``diff`` makes it) redoes every template the whole run redoes
+        that has a binding, writes the same files for them, and its index is the whole run's."""
+        assert self.last_run is not None
+        unmatched = self.last_run[2]
         whole = _run(self.files, self.incremental, now, full=False, observed=observed, changed=changed)
         assert _commit(self.incremental, whole) == _commit(self.incremental, incremental)
         assert list(map(str, whole.diagnostics)) == list(map(str, incremental.diagnostics))
@@ -460,7 +481,7 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         )
         if not scoped.scoped:
             return
-        SCOPED_RUNS.append(len(paths))
+        SCOPED_RUNS.append(len(changed.paths))
         assert scoped.index == incremental.index
         assert _bound(scoped.redone) == _bound(incremental.redone)
 
