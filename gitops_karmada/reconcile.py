@@ -815,16 +815,7 @@ def _scoped_result(
     managed = set(
         ownership(before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir).paths
     )
-    files: dict[str, bytes] = {}
-    keep: set[str] = set()
-    for outcome in redone:
-        files.update(outcome.files)
-        keep.update(outcome.keep)
-        if outcome.binding is not None:
-            record = records.get(outcome.key.identity)
-            files[layout.binding_path(binding_key(outcome.binding))] = (
-                record if record is not None else dump_yaml(outcome.binding.to_api()).encode()
-            )
+    files, keep = _redone_files(redone, layout, records)
     managed |= set(files)
     diagnostics.extend(
         unmatched_templates(
@@ -847,6 +838,24 @@ def _scoped_result(
         index=StateIndex(ENGINE_VERSION, dict(sorted(entries.items())), previous.index.run),
         scoped=True,
     )
+
+
+def _redone_files(
+    redone: Iterable[TemplateOutcome], layout: RepoLayout, records: Mapping[Identity, bytes]
+) -> tuple[dict[str, bytes], set[str]]:
+    """The files the redone templates write (their manifests and binding records; ``records``: records
+    already serialised, by template) and the managed paths they keep as they are."""
+    files: dict[str, bytes] = {}
+    keep: set[str] = set()
+    for outcome in redone:
+        files.update(outcome.files)
+        keep.update(outcome.keep)
+        if outcome.binding is not None:
+            record = records.get(outcome.key.identity)
+            files[layout.binding_path(binding_key(outcome.binding))] = (
+                record if record is not None else dump_yaml(outcome.binding.to_api()).encode()
+            )
+    return files, keep
 
 
 def _requirers_closure(
@@ -1109,16 +1118,7 @@ def _result(
     managed |= ownership(
         before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir
     ).paths
-    files: dict[str, bytes] = {}
-    keep: set[str] = set()
-    for outcome in redone:
-        files.update(outcome.files)
-        keep.update(outcome.keep)
-        if outcome.binding is not None:
-            record = records.get(outcome.key.identity) if records else None
-            files[layout.binding_path(binding_key(outcome.binding))] = (
-                record if record is not None else dump_yaml(outcome.binding.to_api()).encode()
-            )
+    files, keep = _redone_files(redone, layout, records or {})
     if request.emit is not None:
         request.emit(files)
 
