@@ -51,8 +51,9 @@ TIMEOUT = 600.0
 
 
 def daemon_clone(remote: Path, work: Path) -> Path:
-    """A bare clone whose main branch tracks the remote's, as remote mode requires."""
-    clone = work / "daemon.git"
+    """A bare clone whose main branch tracks the remote's, as remote mode requires (one per remote, so
+    ``--fleet both`` measures each fleet on its own clone)."""
+    clone = work / f"{remote.stem}-daemon.git"
     git(work, "clone", "-q", "--bare", str(remote), str(clone))
     git(clone, "config", "branch.main.remote", "origin")
     git(clone, "config", "branch.main.merge", "refs/heads/main")
