@@ -587,8 +587,13 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         if scope is not None and ident not in scope and ident in standing_entries:
             judged[ident] = (standing_entries[ident].fingerprint, standing_entries[ident])
         elif ident not in requirers:
+            if previous.index is None or ident not in previous.index.entries:
+                # nothing recorded to reuse, whatever the fingerprint: it is made where the template is
+                # redone (across processes, for a first run)
+                judged[ident] = (_UNMADE, None)
+                continue
             fingerprint = fingerprint_of(template, ())
-            judged[template.key.identity] = (fingerprint, reusable(template, fingerprint))
+            judged[ident] = (fingerprint, reusable(template, fingerprint))
     previous.bindings(ident for ident, (_, entry) in judged.items() if entry is None)
     progress = request.progress or (lambda _done, _total: None)
     ahead, records = _redo_independent(
@@ -598,6 +603,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         templates,
         matches,
         judged,
+        fingerprint_of,
         previous,
         quota_namespaces,
         (lambda count: progress(count, len(templates))) if request.progress is not None else None,
@@ -620,6 +626,8 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         )
         if ident in judged:
             fingerprint, entry = judged[ident]
+            if fingerprint is _UNMADE:
+                fingerprint = fingerprint_of(template, required)
         else:
             fingerprint = fingerprint_of(template, required)
             entry = reusable(template, fingerprint)
@@ -680,6 +688,10 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     )
 
 
+_UNMADE = "(fingerprint not made yet)"
+"""Stands in for the fingerprint of a template that has no index entry (nothing to reuse): it is made where
+the template is redone, across processes when there are many (a first run)."""
+
 _STRIPPED = PolicyMatch(ClaimState.UNMATCHED)
 """Stands in for a match while an outcome travels between processes: the policies it holds cost more to
 send than the rest of the outcome, and the receiver has the very object."""
@@ -692,6 +704,7 @@ def _redo_independent(
     templates: Sequence[Manifest],
     matches: Mapping[Identity, PolicyMatch],
     judged: Mapping[Identity, tuple[str, IndexEntry | None]],
+    fingerprint_of: Callable[[Manifest, tuple[Requirement, ...]], str],
     previous: PreviousRun,
     quota_namespaces: set[str],
     progress: Callable[[int], None] | None,
@@ -720,8 +733,11 @@ def _redo_independent(
             checkpoint()  # a daemon's status run gives way to a user commit here too (it never forks)
             ident = template.key.identity
             match = matches[ident]
+            fingerprint = judged[ident][0]
+            if fingerprint is _UNMADE:
+                fingerprint = fingerprint_of(template, unrequired)
             _, outcome = _process(
-                ctx, ledger, template, match, previous.binding(ident), unrequired, judged[ident][0]
+                ctx, ledger, template, match, previous.binding(ident), unrequired, fingerprint
             )
             record = dump_yaml(outcome.binding.to_api()).encode() if outcome.binding is not None else None
             same = outcome.match is match

@@ -8,7 +8,9 @@ diagnostics with and without children.
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import time
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,14 +40,56 @@ def _tagged(items: Sequence[int]) -> list[tuple[int, int]]:
     return [(item * 2, os.getpid()) for item in items]
 
 
-def test_results_come_back_in_order_from_several_processes() -> None:
-    items = list(range(100))
+def _slow_tagged(items: Sequence[int]) -> list[tuple[int, int]]:
+    time.sleep(0.002 * len(items))  # long enough that every process takes slices before they run out
+    return _tagged(items)
 
-    found = SPREAD(_tagged, items)
+
+def test_results_come_back_in_order_from_several_processes() -> None:
+    items = list(range(300))
+
+    found = SPREAD(_slow_tagged, items)
 
     assert [value for value, _pid in found] == [item * 2 for item in items]
     pids = [pid for _value, pid in found]
-    assert len(set(pids)) == 3 and pids[0] == os.getpid(), "the parent does the first chunk"
+    assert len(set(pids)) == 3 and pids[0] == os.getpid(), "the parent does the first slice"
+
+
+def test_a_slower_process_takes_fewer_slices() -> None:
+    """The slices are taken from a shared queue, not dealt out beforehand: a process that works more slowly
+    (this one here, made three times slower) does less of the work instead of keeping the others waiting."""
+    parent = os.getpid()
+
+    def parent_is_slow(items: Sequence[int]) -> list[tuple[int, int]]:
+        time.sleep((0.006 if os.getpid() == parent else 0.002) * len(items))
+        return _tagged(items)
+
+    found = ForkPool(workers=2, min_per_worker=1, with_threads=True)(parent_is_slow, list(range(400)))
+
+    assert [value for value, _pid in found] == [item * 2 for item in range(400)]
+    here = sum(1 for _value, pid in found if pid == parent)
+    assert 40 <= here <= 160, f"{here} of 400 items done by the slower process (about 100 expected)"
+
+
+_SHARED = {"explanation": list(range(1000))}
+"""What many results share (a scheduling explanation, a cluster): sent once per child, not once per slice."""
+
+
+def _sharing(items: Sequence[int]) -> list[tuple[int, dict[str, list[int]]]]:
+    time.sleep(0.002 * len(items))
+    return [(os.getpid(), _SHARED) for _ in items]
+
+
+def test_an_object_the_results_share_comes_back_once_per_child() -> None:
+    found = SPREAD(_sharing, list(range(300)))
+
+    by_process: dict[int, set[int]] = {}
+    for pid, shared in found:
+        by_process.setdefault(pid, set()).add(id(shared))
+        assert shared == _SHARED
+    assert len(by_process) == 3
+    assert by_process[os.getpid()] == {id(_SHARED)}
+    assert all(len(ids) == 1 for ids in by_process.values()), "one copy per child, however many slices it did"
 
 
 def test_progress_is_told_in_this_process_counting_up_to_the_total() -> None:
@@ -71,6 +115,7 @@ def test_a_chunk_whose_child_fails_is_redone_here_and_named() -> None:
     def fails_in_children(items: Sequence[int]) -> list[int]:
         if os.getpid() != parent:
             raise RuntimeError("out of luck")
+        time.sleep(0.005 * len(items))  # the children take slices while this process works
         return [item + 1 for item in items]
 
     lines: list[str] = []
@@ -81,8 +126,33 @@ def test_a_chunk_whose_child_fails_is_redone_here_and_named() -> None:
         logger.remove(sink)
 
     assert found == list(range(1, 31))
-    assert len(lines) == 2
-    assert "a worker process failed on 10 item(s): RuntimeError: out of luck" in lines[0]
+    assert len(lines) == 2, "each child that failed is named once"
+    assert all(
+        re.search(
+            r"a worker process failed on [1-9]\d* item\(s\): RuntimeError: out of luck; they are redone", line
+        )
+        for line in lines
+    )
+
+
+def test_a_child_that_dies_has_its_slices_redone_here() -> None:
+    parent = os.getpid()
+
+    def dies_in_children(items: Sequence[int]) -> list[int]:
+        if os.getpid() != parent:
+            os._exit(3)  # as if killed: no message, no result
+        time.sleep(0.001 * len(items))
+        return [item * 3 for item in items]
+
+    lines: list[str] = []
+    sink = logger.add(lambda message: lines.append(str(message)), level="WARNING", format="{message}")
+    try:
+        found = SPREAD(dies_in_children, list(range(60)))
+    finally:
+        logger.remove(sink)
+
+    assert found == [item * 3 for item in range(60)]
+    assert lines and all("a worker process failed on" in line and "wait status" in line for line in lines)
 
 
 def test_an_error_everywhere_raises_in_the_parent() -> None:

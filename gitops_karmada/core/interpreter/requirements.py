@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import orjson
+
 from gitops_karmada.core.interpreter import typed
 from gitops_karmada.core.interpreter.unstructured import (
     FieldTypeError,
@@ -176,7 +178,50 @@ def pod_template_requirements(
 def pod_spec_requirements(
     spec: Mapping[str, Any], *, with_priority_class: bool
 ) -> ReplicaRequirements | None:
-    """Requirements of one pod with this spec (``with_priority_class``: gate ResourceQuotaEstimate)."""
+    """Requirements of one pod with this spec (``with_priority_class``: gate ResourceQuotaEstimate).
+
+    Remembered by what they are made of: a fleet's workloads ask for the same few things thousands of
+    times, and working them out (quantities, the node claim, the model) costs more than the rest of
+    interpreting them."""
+    try:
+        key = orjson.dumps(
+            (
+                with_priority_class,
+                _resources_of(spec.get("containers")),
+                _resources_of(spec.get("initContainers")),
+                [spec.get(name) for name in _REQUIREMENT_FIELDS],
+            )
+        )
+    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits, non-string keys: not remembered
+        return _pod_spec_requirements(spec, with_priority_class=with_priority_class)
+    if key in _REMEMBERED:
+        return _REMEMBERED[key]
+    found = _pod_spec_requirements(spec, with_priority_class=with_priority_class)
+    if len(_REMEMBERED) >= _REMEMBERED_MAX:
+        _REMEMBERED.clear()
+    _REMEMBERED[key] = found
+    return found
+
+
+_REQUIREMENT_FIELDS = ("overhead", "nodeSelector", "affinity", "tolerations", "priorityClassName")
+"""The pod spec's fields the requirements are made from, besides its containers' resources."""
+
+
+def _resources_of(containers: Any) -> Any:
+    """What requirements read of a container list: each container's resources (anything else as it is, for
+    the error it makes)."""
+    if not isinstance(containers, list):
+        return containers
+    return [c.get("resources") if isinstance(c, Mapping) else c for c in containers]
+
+
+_REMEMBERED: dict[bytes, ReplicaRequirements | None] = {}
+_REMEMBERED_MAX = 4096
+
+
+def _pod_spec_requirements(
+    spec: Mapping[str, Any], *, with_priority_class: bool
+) -> ReplicaRequirements | None:
     claim = node_claim_of(spec)
     request = pod_spec_totals(spec).resource_list()
     if claim is None and not request:

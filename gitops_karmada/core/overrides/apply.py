@@ -45,17 +45,17 @@ if TYPE_CHECKING:
         PlaintextOverrider,
     )
 
-__all__ = ["apply_overrides", "plaintext_patch", "template_name"]
+__all__ = ["apply_overrides", "plaintext_patch", "template_name", "thaw"]
 
 _Change = tuple[str, str, ChangeOperation, Any, Any]  # path, sub_path, operation, old, new
 
 
-def _thaw(value: Any) -> Any:
+def thaw(value: Any) -> Any:
     """A deep copy made of dicts and lists (tuples and read-only mappings become mutable)."""
     if isinstance(value, Mapping):
-        return {key: _thaw(item) for key, item in value.items()}
+        return {key: thaw(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_thaw(item) for item in value]
+        return [thaw(item) for item in value]
     return value
 
 
@@ -216,9 +216,14 @@ def apply_overrides(
     cluster: Cluster,
     cluster_override_policies: Sequence[ClusterOverridePolicy],
     override_policies: Sequence[OverridePolicy],
+    *,
+    owned: bool = False,
 ) -> OverrideResult:
-    """Karmada's ``ApplyOverridePolicies`` for ``obj`` on ``cluster``; ``obj`` is not mutated."""
-    run = _Run(working=_thaw(obj), cluster=cluster.name, template=template_name(obj))
+    """Karmada's ``ApplyOverridePolicies`` for ``obj`` on ``cluster``; ``obj`` is not mutated, unless
+    ``owned``: a copy made of dicts and lists that the caller gives up (it becomes the result's object; a
+    rendering's copy, which would otherwise be copied a second time)."""
+    working: dict[str, Any] = obj if owned and isinstance(obj, dict) else thaw(obj)
+    run = _Run(working=working, cluster=cluster.name, template=template_name(obj))
     applied_cluster: list[AppliedOverride] = []
     for block in cluster_overriders(run.working, cluster, cluster_override_policies):
         run.apply_block(block)
