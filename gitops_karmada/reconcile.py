@@ -20,7 +20,7 @@ import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gitops_karmada.core.admit import admit
 from gitops_karmada.core.binding import BindingInputs, applied_clusters, build_binding, render_notes
@@ -596,7 +596,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
             judged[ident] = (fingerprint, reusable(template, fingerprint))
     previous.bindings(ident for ident, (_, entry) in judged.items() if entry is None)
     progress = request.progress or (lambda _done, _total: None)
-    ahead, records = _redo_independent(
+    ahead, made = _redo_independent(
         request,
         ctx,
         ledger,
@@ -645,7 +645,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     progress(len(templates), len(templates))
     outcomes = [done[t.key.identity] for t in templates]
     if touched is not None and request.partial:
-        return _scoped_result(request, ctx, previous, templates, outcomes, diagnostics, records)
+        return _scoped_result(request, ctx, previous, templates, outcomes, diagnostics, made)
     if focus is not None:
         # what the focused templates are: no files, no run-wide outputs (see ``ReconcileRequest.focus``)
         if any(d.is_error for d in previous.diagnostics):
@@ -684,8 +684,16 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
         fingerprints.run_digest,
         failover,
         policy_taints,
-        records,
+        made,
     )
+
+
+class MadeAhead(NamedTuple):
+    """What a template redone ahead of the run's loop (possibly in another process) brings besides its
+    outcome: its binding record, serialised, and its index entry."""
+
+    record: bytes
+    entry: IndexEntry | None
 
 
 _UNMADE = "(fingerprint not made yet)"
@@ -709,11 +717,12 @@ def _redo_independent(
     quota_namespaces: set[str],
     progress: Callable[[int], None] | None,
     checkpoint: Callable[[], None],
-) -> tuple[dict[Identity, TemplateOutcome], dict[Identity, bytes]]:
-    """The outcomes (and binding records) of the templates to redo whose outcomes nothing else in the run
-    reads: no other template requires them and no quota counts their namespace, so the order they are
-    redone in cannot matter. They go through ``request.fan_out``; each is exactly what the run's loop makes
-    of it (the ledger is left as it was, as the loop would leave it for a namespace without quota)."""
+) -> tuple[dict[Identity, TemplateOutcome], dict[Identity, MadeAhead]]:
+    """The outcomes of the templates to redo whose outcomes nothing else in the run reads, with their binding
+    records and index entries: no other template requires them and no quota counts their namespace, so the
+    order they are redone in cannot matter. They go through ``request.fan_out``; each is exactly what the
+    run's loop makes of it (the ledger is left as it was, as the loop would leave it for a namespace without
+    quota)."""
     if request.fan_out is None:
         return {}, {}
     independent = [
@@ -727,7 +736,9 @@ def _redo_independent(
         return {}, {}
     unrequired = requirements([])
 
-    def redo(chunk: Sequence[Manifest]) -> list[tuple[TemplateOutcome, bytes | None, bool]]:
+    layout = previous.layout
+
+    def redo(chunk: Sequence[Manifest]) -> list[tuple[TemplateOutcome, MadeAhead | None, bool]]:
         found = []
         for template in chunk:
             checkpoint()  # a daemon's status run gives way to a user commit here too (it never forks)
@@ -739,20 +750,24 @@ def _redo_independent(
             _, outcome = _process(
                 ctx, ledger, template, match, previous.binding(ident), unrequired, fingerprint
             )
-            record = dump_yaml(outcome.binding.to_api()).encode() if outcome.binding is not None else None
+            ahead = None
+            if outcome.binding is not None:
+                record = dump_yaml(outcome.binding.to_api()).encode()
+                own = {**outcome.files, layout.binding_path(binding_key(outcome.binding)): record}
+                ahead = MadeAhead(record, _index_entry(request, layout, outcome, own))
             same = outcome.match is match
-            found.append((replace(outcome, match=_STRIPPED) if same else outcome, record, same))
+            found.append((replace(outcome, match=_STRIPPED) if same else outcome, ahead, same))
         return found
 
     outcomes: dict[Identity, TemplateOutcome] = {}
-    records: dict[Identity, bytes] = {}
+    made: dict[Identity, MadeAhead] = {}
     redone = request.fan_out(redo, independent, progress)
-    for template, (outcome, record, same) in zip(independent, redone, strict=True):
+    for template, (outcome, ahead, same) in zip(independent, redone, strict=True):
         ident = template.key.identity
         outcomes[ident] = replace(outcome, match=matches[ident]) if same else outcome
-        if record is not None:
-            records[ident] = record
-    return outcomes, records
+        if ahead is not None:
+            made[ident] = ahead
+    return outcomes, made
 
 
 def _touched(
@@ -817,7 +832,7 @@ def _scoped_result(
     templates: Sequence[Manifest],
     outcomes: list[TemplateOutcome],
     diagnostics: list[Diagnostic],
-    records: Mapping[Identity, bytes],
+    made: Mapping[Identity, MadeAhead],
 ) -> RenderResult:
     """What a run that judged only the templates a change touched makes: the files of those it redid
     (manifests and binding records) and the state index with their entries replaced; the index's other
@@ -831,7 +846,7 @@ def _scoped_result(
     managed = set(
         ownership(before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir).paths
     )
-    files, keep = _redone_files(redone, layout, records)
+    files, keep = _redone_files(redone, layout, made)
     managed |= set(files)
     diagnostics.extend(
         unmatched_templates(
@@ -840,7 +855,7 @@ def _scoped_result(
     )
     judged = {o.key.identity for o in outcomes}
     entries = {i: e for i, e in previous.index.entries.items() if i not in judged}
-    entries.update(_index(request, previous, outcomes, files, previous.index.run).entries)
+    entries.update(_index(request, previous, outcomes, files, previous.index.run, made).entries)
     return RenderResult(
         files=files,
         managed=frozenset(managed),
@@ -857,19 +872,19 @@ def _scoped_result(
 
 
 def _redone_files(
-    redone: Iterable[TemplateOutcome], layout: RepoLayout, records: Mapping[Identity, bytes]
+    redone: Iterable[TemplateOutcome], layout: RepoLayout, made: Mapping[Identity, MadeAhead]
 ) -> tuple[dict[str, bytes], set[str]]:
-    """The files the redone templates write (their manifests and binding records; ``records``: records
-    already serialised, by template) and the managed paths they keep as they are."""
+    """The files the redone templates write (their manifests and binding records; ``made``: records already
+    serialised, by template) and the managed paths they keep as they are."""
     files: dict[str, bytes] = {}
     keep: set[str] = set()
     for outcome in redone:
         files.update(outcome.files)
         keep.update(outcome.keep)
         if outcome.binding is not None:
-            record = records.get(outcome.key.identity)
+            ahead = made.get(outcome.key.identity)
             files[layout.binding_path(binding_key(outcome.binding))] = (
-                record if record is not None else dump_yaml(outcome.binding.to_api()).encode()
+                ahead.record if ahead is not None else dump_yaml(outcome.binding.to_api()).encode()
             )
     return files, keep
 
@@ -1119,11 +1134,11 @@ def _result(
     run_digest: str,
     failover: FailoverOutcome | None = None,
     policy_taints: Mapping[str, tuple[Taint, ...]] | None = None,
-    records: Mapping[Identity, bytes] | None = None,
+    made: Mapping[Identity, MadeAhead] | None = None,
 ) -> RenderResult:
     """Merge the outcomes with the run-wide outputs: records, quota outputs, released manifests, the index,
-    the eviction queue. ``records``: binding records already serialised, by template; ``run_digest``: the
-    run-wide part of every fingerprint, which the index records."""
+    the eviction queue. ``made``: binding records and index entries made where their templates were redone;
+    ``run_digest``: the run-wide part of every fingerprint, which the index records."""
     layout = previous.layout
     redone = [o for o in outcomes if not o.reused]
     before = previous.bindings(o.key.identity for o in redone)
@@ -1134,7 +1149,7 @@ def _result(
     managed |= ownership(
         before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir
     ).paths
-    files, keep = _redone_files(redone, layout, records or {})
+    files, keep = _redone_files(redone, layout, made or {})
     if request.emit is not None:
         request.emit(files)
 
@@ -1161,7 +1176,7 @@ def _result(
         files[layout.eviction_queue_path] = dump_yaml(queue_document(failover.queue)).encode()
     if policy_taints:
         files[layout.cluster_taints_path] = dump_yaml(policy_taints_document(policy_taints)).encode()
-    index = _index(request, previous, outcomes, files, run_digest)
+    index = _index(request, previous, outcomes, files, run_digest, made or {})
     # every shard, changed or not: an unchanged one hashes to the blob it has, and the commit leaves it be
     for shard, raw in index.shards(request.memo).items():
         files[layout.index_shard_path(shard)] = raw
@@ -1196,9 +1211,10 @@ def _index(
     outcomes: Iterable[TemplateOutcome],
     files: Mapping[str, bytes],
     run: str,
+    made: Mapping[Identity, MadeAhead],
 ) -> StateIndex:
     """The state index after this run (``run``: its run-wide fingerprint part): reused entries as they
-    were, redone templates described anew."""
+    were, redone templates described anew (``made``: entries made where they were redone)."""
     layout = previous.layout
     entries: dict[Identity, IndexEntry] = {}
     for outcome in outcomes:
@@ -1207,33 +1223,44 @@ def _index(
             assert previous.index is not None
             entries[ident] = previous.index.entries[ident]
             continue
-        binding = outcome.binding
-        if binding is None or outcome.removed:
-            continue
-        record = files.get(layout.binding_path(binding_key(binding)))
-        rendered = applied_clusters(binding)
-        paths = [layout.manifest_path(c, outcome.key) for c in rendered]
-        blobs = {
-            p: request.hash_blob(files[p]) if p in files else request.output_blobs.get(p, "-") for p in paths
-        }
-        claim = previous_claim(binding)
-        placed = bound_placement(binding)
-        entries[ident] = IndexEntry(
-            fingerprint=outcome.fingerprint,
-            record=request.hash_blob(record) if record is not None else "",
-            files=files_digest(paths, blobs),
-            rendered=rendered,
-            settled=_settled(outcome, binding),
-            claim=(claim[0].kind, claim[0].namespace, claim[0].name, claim[1]) if claim else None,
-            warnings=tuple(d for d in outcome.diagnostics if not d.is_error),
-            placement=placed.replicas,
-            workload=placed.has_replicas,
-            failover=has_failover_business(binding),
-            health=cluster_health(binding),
-            ready="" if (ready := binding_ready(binding)) == "-" else ready,
-            required=bool(binding.spec.required_by),
-        )
+        ahead = made.get(ident)
+        entry = ahead.entry if ahead is not None else _index_entry(request, layout, outcome, files)
+        if entry is not None:
+            entries[ident] = entry
     return StateIndex(engine=ENGINE_VERSION, entries=entries, run=run)
+
+
+def _index_entry(
+    request: ReconcileRequest, layout: RepoLayout, outcome: TemplateOutcome, files: Mapping[str, bytes]
+) -> IndexEntry | None:
+    """The index entry of a redone template (``files``: the files the run writes, its own among them); None
+    when it has no binding."""
+    binding = outcome.binding
+    if binding is None or outcome.removed:
+        return None
+    record = files.get(layout.binding_path(binding_key(binding)))
+    rendered = applied_clusters(binding)
+    paths = [layout.manifest_path(c, outcome.key) for c in rendered]
+    blobs = {
+        p: request.hash_blob(files[p]) if p in files else request.output_blobs.get(p, "-") for p in paths
+    }
+    claim = previous_claim(binding)
+    placed = bound_placement(binding)
+    return IndexEntry(
+        fingerprint=outcome.fingerprint,
+        record=request.hash_blob(record) if record is not None else "",
+        files=files_digest(paths, blobs),
+        rendered=rendered,
+        settled=_settled(outcome, binding),
+        claim=(claim[0].kind, claim[0].namespace, claim[0].name, claim[1]) if claim else None,
+        warnings=tuple(d for d in outcome.diagnostics if not d.is_error),
+        placement=placed.replicas,
+        workload=placed.has_replicas,
+        failover=has_failover_business(binding),
+        health=cluster_health(binding),
+        ready="" if (ready := binding_ready(binding)) == "-" else ready,
+        required=bool(binding.spec.required_by),
+    )
 
 
 def _settled(outcome: TemplateOutcome, binding: ResourceBinding) -> bool:
