@@ -109,6 +109,18 @@ def test_too_few_items_are_done_in_this_process() -> None:
     assert {pid for _value, pid in found} == {os.getpid()}
 
 
+def _spread_warning(
+    work: Callable[[Sequence[int]], list[int]], items: list[int]
+) -> tuple[list[int], list[str]]:
+    """``SPREAD(work, items)`` and the warnings it logged."""
+    lines: list[str] = []
+    sink = logger.add(lambda message: lines.append(str(message)), level="WARNING", format="{message}")
+    try:
+        return SPREAD(work, items), lines
+    finally:
+        logger.remove(sink)
+
+
 def test_a_chunk_whose_child_fails_is_redone_here_and_named() -> None:
     parent = os.getpid()
 
@@ -118,12 +130,7 @@ def test_a_chunk_whose_child_fails_is_redone_here_and_named() -> None:
         time.sleep(0.005 * len(items))  # the children take slices while this process works
         return [item + 1 for item in items]
 
-    lines: list[str] = []
-    sink = logger.add(lambda message: lines.append(str(message)), level="WARNING", format="{message}")
-    try:
-        found = SPREAD(fails_in_children, list(range(30)))
-    finally:
-        logger.remove(sink)
+    found, lines = _spread_warning(fails_in_children, list(range(30)))
 
     assert found == list(range(1, 31))
     assert len(lines) == 2, "each child that failed is named once"
@@ -144,12 +151,7 @@ def test_a_child_that_dies_has_its_slices_redone_here() -> None:
         time.sleep(0.001 * len(items))
         return [item * 3 for item in items]
 
-    lines: list[str] = []
-    sink = logger.add(lambda message: lines.append(str(message)), level="WARNING", format="{message}")
-    try:
-        found = SPREAD(dies_in_children, list(range(60)))
-    finally:
-        logger.remove(sink)
+    found, lines = _spread_warning(dies_in_children, list(range(60)))
 
     assert found == [item * 3 for item in range(60)]
     assert lines and all("a worker process failed on" in line and "wait status" in line for line in lines)
