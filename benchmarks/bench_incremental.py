@@ -1,11 +1,13 @@
 """Issue 12's table: what each command costs on fleets M and K, beside the floor measured in the same run.
 
-``python -m benchmarks.bench_incremental [--fleet M|K|both] [--repeat N] [--quick]``
+``python -m benchmarks.bench_incremental [--fleet M|K|MO|both] [--repeat N] [--quick]``
 
 * Fleet M: ``benchmarks.fleet.write_fleet`` (5,000 Deployments, 2,500 policies, 50 clusters; about 250,000
   rendered files: half of the workloads Duplicated on every cluster).
 * Fleet K: Karmada's v1.15 report scale with small Divided workloads (``write_karmada_fleet``: 2 to 10
   replicas by dynamic weight over 50 clusters; about 30,000 files).
+* Fleet MO (not in ``both``): fleet M with one ClusterOverridePolicy per cluster, so every cluster renders
+  each workload differently: 250,000 distinct manifests, which a run must not hold all at once.
 * The floor: the same rendered tree emitted with the project's YAML emitter and written with one
   ``git fast-import`` commit (no loading, matching, scheduling or overriding), measured in this run.
 
@@ -49,19 +51,49 @@ REPO_LAYOUT = Path(__file__).resolve().parents[1] / "repo-layout"
 
 
 def build(work: Path, fleet: str, templates: int, policies: int, clusters: int) -> tuple[Path, str]:
-    """A bare repository holding fleet M, K or the example (repo-layout/; the sizes do not apply)."""
+    """A bare repository holding fleet M, K, MO or the example (repo-layout/; the sizes do not apply)."""
     source = work / f"source-{fleet}"
     if fleet == "example":
         shutil.copytree(REPO_LAYOUT, source)
     else:
-        writer = write_fleet if fleet == "M" else write_karmada_fleet
+        writer = write_karmada_fleet if fleet == "K" else write_fleet
         writer(source, templates, policies, clusters)
+    if fleet == "MO":
+        write_cluster_overrides(source, clusters)
     git(source, "init", "-q", "-b", "main")
     git(source, "add", "-A")
     git(source, "commit", "-q", "-m", "fleet")
     bare = work / f"{fleet}.git"
     git(work, "clone", "-q", "--bare", str(source), str(bare))
     return bare, git(bare, "rev-parse", "HEAD")
+
+
+def write_cluster_overrides(root: Path, clusters: int) -> None:
+    """One ClusterOverridePolicy per cluster, each annotating the Deployments with its cluster's name: no two
+    clusters' manifests are alike (fleet MO)."""
+    folder = root / "overrides"
+    folder.mkdir(parents=True, exist_ok=True)
+    for i in range(clusters):
+        name = f"c{i:02d}"
+        policy = {
+            "apiVersion": "policy.karmada.io/v1alpha1",
+            "kind": "ClusterOverridePolicy",
+            "metadata": {"name": f"on-{name}"},
+            "spec": {
+                "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+                "overrideRules": [
+                    {
+                        "targetCluster": {"clusterNames": [name]},
+                        "overriders": {
+                            "annotationsOverrider": [
+                                {"operator": "add", "value": {"example.io/cluster": name}}
+                            ]
+                        },
+                    }
+                ],
+            },
+        }
+        (folder / f"{name}.yaml").write_text(dump_yaml_documents([policy]))
 
 
 def commit_file(bare: Path, parent: str, path: str, content: str, message: str) -> str:
@@ -192,7 +224,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--fleet", choices=["M", "K", "both"], default="both")
+    parser.add_argument(
+        "--fleet",
+        choices=["M", "K", "MO", "both"],
+        default="both",
+        help="both: M and K; MO: M with one ClusterOverridePolicy per cluster, so no two clusters' "
+        "manifests are alike (not in both)",
+    )
     parser.add_argument("--templates", type=int, default=5000)
     parser.add_argument("--policies", type=int, default=2500)
     parser.add_argument("--clusters", type=int, default=50)

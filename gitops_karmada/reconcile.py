@@ -73,7 +73,7 @@ from gitops_karmada.core.observed import (
     template_status,
     with_observed_clusters,
 )
-from gitops_karmada.core.outcome import TemplateOutcome
+from gitops_karmada.core.outcome import StoredBlob, TemplateOutcome
 from gitops_karmada.core.ownership import binding_key, ownership
 from gitops_karmada.core.placing import Placement, interpreted_by, place
 from gitops_karmada.core.quota import QuotaLedger
@@ -152,7 +152,8 @@ class ReconcileRequest:
     read_output: Callable[[str], bytes | None] | None = None
     """Reads a file of the source commit; needed only to release preserved manifests."""
     explain: bool = False
-    """Also evaluate the scheduler where Karmada keeps the previous result, so it can be explained."""
+    """Also evaluate the scheduler where Karmada keeps the previous result, and keep each rendered cluster's
+    overridden object in the outcome (``OverrideResult.object``), so they can be explained."""
     full: bool = False
     """Redo every template, whatever the state index says."""
     lint: bool = True
@@ -177,10 +178,15 @@ class ReconcileRequest:
     """The repository's blob id function (SHA-1 or SHA-256 repositories)."""
     progress: Callable[[int, int], None] | None = None
     """Told (templates done, templates in all) after each template; an entry point draws it."""
+    store: Callable[[Mapping[str, bytes]], Mapping[str, str] | None] | None = None
+    """Takes a redone template's rendered files as soon as they are made, in whichever process makes them,
+    and writes them into the object database: it returns their blob ids (path → id; the outcome then names
+    them in ``stored`` and drops their contents, so a run does not hold the whole fleet), or None to leave
+    them held. Being stored does not mean being committed."""
     emit: Callable[[Mapping[str, bytes]], None] | None = None
-    """Told once, as soon as they are known, the files the redone templates write (manifests and binding
-    records, path → content), before the run-wide outputs and the index: an adapter can start writing their
-    blobs while the run finishes. Being told a file does not mean it is committed."""
+    """Told once, as soon as they are known, the files the redone templates write that ``store`` did not take
+    (manifests and binding records, path → content), before the run-wide outputs and the index: an adapter
+    can start writing their blobs while the run finishes. Being told a file does not mean it is committed."""
     cancelled: Callable[[], bool] | None = None
     """Asked between phases and templates; True stops the run with ``RunCancelled`` (nothing is returned,
     so nothing is written). The daemon gives a status-only run way to a user commit this way."""
@@ -205,7 +211,7 @@ class ReconcileRequest:
 @dataclass(frozen=True, slots=True)
 class RenderResult:
     files: Mapping[str, bytes]
-    """Desired content of every path this run writes."""
+    """Desired content of every path this run writes, but those in ``stored``."""
     managed: frozenset[str]
     """Every path this run is responsible for (written now, written before, or in the state folder)."""
     keep: frozenset[str] = frozenset()
@@ -227,6 +233,9 @@ class RenderResult:
     """The state index after the run: every binding's fingerprint, claim and placement, in one value."""
     failover: FailoverOutcome | None = None
     """What the failover controllers did before scheduling (feature gate Failover)."""
+    stored: Mapping[str, str] = field(default_factory=dict)
+    """Paths this run writes whose contents were written into the object database as they were made
+    (``ReconcileRequest.store``): path → blob id; not in ``files``."""
     scoped: bool = False
     """Only the templates a change touched were judged and are in the result (``ReconcileRequest.partial``):
     ``index`` stands for the others, and the run-wide outputs were not made. Not to be committed."""
@@ -254,12 +263,30 @@ class RenderResult:
     ) -> dict[str, bytes | None]:
         """What to write (bytes) or delete (None) to go from ``current_blobs`` to this result.
 
-        ``hash_blob`` must be the repository's object id function (SHA-1 or SHA-256 repositories).
+        ``hash_blob`` must be the repository's object id function (SHA-1 or SHA-256 repositories). Every
+        content must be held: a result with ``stored`` files has ``commit_changes``.
         """
+        if self.stored:
+            raise ValueError("the result's files were stored as they were made: ask commit_changes")
         changes: dict[str, bytes | None] = {}
+        for path, change in self.commit_changes(current_blobs, hash_blob).items():
+            assert not isinstance(change, StoredBlob)  # nothing was stored
+            changes[path] = change
+        return changes
+
+    def commit_changes(
+        self, current_blobs: Mapping[str, str], hash_blob: Callable[[bytes], str] = blob_sha
+    ) -> dict[str, bytes | StoredBlob | None]:
+        """``changes``, the files in ``stored`` named by their blob ids."""
+        changes: dict[str, bytes | StoredBlob | None] = {}
         for path in sorted(self.managed - self.keep):
-            new = self.files.get(path)
             old = current_blobs.get(path)
+            oid = self.stored.get(path)
+            if oid is not None:
+                if old != oid:
+                    changes[path] = StoredBlob(oid)
+                continue
+            new = self.files.get(path)
             if new is None:
                 if old is not None:
                     changes[path] = None
@@ -639,9 +666,10 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
                 functools.partial(_reused, ctx, template, match, entry, fingerprint),
             )
             continue
-        ledger, done[ident] = _process(
+        ledger, outcome = _process(
             ctx, ledger, template, match, previous.binding(ident), required, fingerprint
         )
+        done[ident] = _stored(request, outcome)
     progress(len(templates), len(templates))
     outcomes = [done[t.key.identity] for t in templates]
     if touched is not None and request.partial:
@@ -750,11 +778,12 @@ def _redo_independent(
             _, outcome = _process(
                 ctx, ledger, template, match, previous.binding(ident), unrequired, fingerprint
             )
+            outcome = _stored(request, outcome)
             ahead = None
             if outcome.binding is not None:
                 record = dump_yaml(outcome.binding.to_api()).encode()
                 own = {**outcome.files, layout.binding_path(binding_key(outcome.binding)): record}
-                ahead = MadeAhead(record, _index_entry(request, layout, outcome, own))
+                ahead = MadeAhead(record, _index_entry(request, layout, outcome, own, outcome.stored))
             same = outcome.match is match
             found.append((replace(outcome, match=_STRIPPED) if same else outcome, ahead, same))
         return found
@@ -768,6 +797,17 @@ def _redo_independent(
         if ahead is not None:
             made[ident] = ahead
     return outcomes, made
+
+
+def _stored(request: ReconcileRequest, outcome: TemplateOutcome) -> TemplateOutcome:
+    """``outcome`` with its rendered files handed to ``request.store`` when it takes them: their blob ids
+    kept, their contents dropped."""
+    if request.store is None or not outcome.files:
+        return outcome
+    ids = request.store(outcome.files)
+    if ids is None:
+        return outcome
+    return replace(outcome, files={}, stored={**outcome.stored, **ids})
 
 
 def _touched(
@@ -846,8 +886,8 @@ def _scoped_result(
     managed = set(
         ownership(before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir).paths
     )
-    files, keep = _redone_files(redone, layout, made)
-    managed |= set(files)
+    files, stored, keep = _redone_files(redone, layout, made)
+    managed |= set(files) | set(stored)
     diagnostics.extend(
         unmatched_templates(
             t for t, o in zip(templates, outcomes, strict=True) if o.match.state is ClaimState.UNMATCHED
@@ -855,9 +895,10 @@ def _scoped_result(
     )
     judged = {o.key.identity for o in outcomes}
     entries = {i: e for i, e in previous.index.entries.items() if i not in judged}
-    entries.update(_index(request, previous, outcomes, files, previous.index.run, made).entries)
+    entries.update(_index(request, previous, outcomes, files, stored, previous.index.run, made).entries)
     return RenderResult(
         files=files,
+        stored=stored,
         managed=frozenset(managed),
         keep=frozenset(keep),
         bindings=tuple(o.binding for o in redone if o.binding is not None),
@@ -873,20 +914,23 @@ def _scoped_result(
 
 def _redone_files(
     redone: Iterable[TemplateOutcome], layout: RepoLayout, made: Mapping[Identity, MadeAhead]
-) -> tuple[dict[str, bytes], set[str]]:
+) -> tuple[dict[str, bytes], dict[str, str], set[str]]:
     """The files the redone templates write (their manifests and binding records; ``made``: records already
-    serialised, by template) and the managed paths they keep as they are."""
+    serialised, by template), those of them already stored (path → blob id), and the managed paths they
+    keep as they are."""
     files: dict[str, bytes] = {}
+    stored: dict[str, str] = {}
     keep: set[str] = set()
     for outcome in redone:
         files.update(outcome.files)
+        stored.update(outcome.stored)
         keep.update(outcome.keep)
         if outcome.binding is not None:
             ahead = made.get(outcome.key.identity)
             files[layout.binding_path(binding_key(outcome.binding))] = (
                 ahead.record if ahead is not None else dump_yaml(outcome.binding.to_api()).encode()
             )
-    return files, keep
+    return files, stored, keep
 
 
 def _requirers_closure(
@@ -1149,7 +1193,7 @@ def _result(
     managed |= ownership(
         before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir
     ).paths
-    files, keep = _redone_files(redone, layout, made or {})
+    files, stored, keep = _redone_files(redone, layout, made or {})
     if request.emit is not None:
         request.emit(files)
 
@@ -1176,11 +1220,11 @@ def _result(
         files[layout.eviction_queue_path] = dump_yaml(queue_document(failover.queue)).encode()
     if policy_taints:
         files[layout.cluster_taints_path] = dump_yaml(policy_taints_document(policy_taints)).encode()
-    index = _index(request, previous, outcomes, files, run_digest, made or {})
+    index = _index(request, previous, outcomes, files, stored, run_digest, made or {})
     # every shard, changed or not: an unchanged one hashes to the blob it has, and the commit leaves it be
     for shard, raw in index.shards(request.memo).items():
         files[layout.index_shard_path(shard)] = raw
-    managed |= set(files)
+    managed |= set(files) | set(stored)
     owned = set(quota.owned) | {p for p in quota.files if layout.is_output(p)}
     for outcome in outcomes:
         diagnostics.extend(outcome.diagnostics)
@@ -1190,6 +1234,7 @@ def _result(
             owned.update(layout.manifest_path(c, outcome.key) for c in applied_clusters(outcome.binding))
     return RenderResult(
         files=files,
+        stored=stored,
         managed=frozenset(managed),
         keep=frozenset(keep),
         bindings=tuple(o.binding for o in outcomes if o.binding is not None),
@@ -1210,6 +1255,7 @@ def _index(
     previous: PreviousRun,
     outcomes: Iterable[TemplateOutcome],
     files: Mapping[str, bytes],
+    stored: Mapping[str, str],
     run: str,
     made: Mapping[Identity, MadeAhead],
 ) -> StateIndex:
@@ -1224,17 +1270,21 @@ def _index(
             entries[ident] = previous.index.entries[ident]
             continue
         ahead = made.get(ident)
-        entry = ahead.entry if ahead is not None else _index_entry(request, layout, outcome, files)
+        entry = ahead.entry if ahead is not None else _index_entry(request, layout, outcome, files, stored)
         if entry is not None:
             entries[ident] = entry
     return StateIndex(engine=ENGINE_VERSION, entries=entries, run=run)
 
 
 def _index_entry(
-    request: ReconcileRequest, layout: RepoLayout, outcome: TemplateOutcome, files: Mapping[str, bytes]
+    request: ReconcileRequest,
+    layout: RepoLayout,
+    outcome: TemplateOutcome,
+    files: Mapping[str, bytes],
+    stored: Mapping[str, str],
 ) -> IndexEntry | None:
-    """The index entry of a redone template (``files``: the files the run writes, its own among them); None
-    when it has no binding."""
+    """The index entry of a redone template (``files``: the files the run writes, its own among them, but
+    those already ``stored``, path → blob id); None when it has no binding."""
     binding = outcome.binding
     if binding is None or outcome.removed:
         return None
@@ -1242,7 +1292,12 @@ def _index_entry(
     rendered = applied_clusters(binding)
     paths = [layout.manifest_path(c, outcome.key) for c in rendered]
     blobs = {
-        p: request.hash_blob(files[p]) if p in files else request.output_blobs.get(p, "-") for p in paths
+        p: stored[p]
+        if p in stored
+        else request.hash_blob(files[p])
+        if p in files
+        else request.output_blobs.get(p, "-")
+        for p in paths
     }
     claim = previous_claim(binding)
     placed = bound_placement(binding)

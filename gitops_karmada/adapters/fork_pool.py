@@ -8,8 +8,10 @@ left, so a process that also unpickles (this one) or pickles (a child) simply ta
 another at the end. A child writes each slice's results to a file of its own (in memory) as one pickle of a
 stream whose memo lasts the whole call, so what many results share (a scheduling explanation, a cluster) is
 sent once, and tells this process where through a pipe; this process unpickles them between its own slices. A
-child that fails or dies is not trusted: the slices it took and did not deliver are redone here, so an error
-surfaces exactly as in a run without children. Forking is skipped where it is not safe (other threads running,
+child that fails or dies is not trusted: every slice it took, delivered or not, is redone here, so an error
+surfaces exactly as in a run without children. ``finish`` runs in each child after its last slice (a
+child's blob stream is sealed there, ``adapters.git_blob_stream``); a child whose ``finish`` fails has
+failed. Forking is skipped where it is not safe (other threads running,
 e.g. the daemon's web server; no ``os.fork``) or not worth it (too few items per worker).
 
 How many processes: ``GITOPS_KARMADA_WORKERS`` when set (1: never fork), else the CPUs this process may use
@@ -96,6 +98,9 @@ class ForkPool:
     with_threads: bool = False
     """Fork even while other threads run (tests; a thread holding a lock at the fork would leave it held in
     the child)."""
+    finish: Callable[[], None] | None = None
+    """Run in each child after its last slice, before it exits: what its results rely on is completed there
+    (its blob stream sealed). When it raises, none of the child's results are trusted."""
 
     def __call__(
         self,
@@ -109,7 +114,7 @@ class ForkPool:
         logger.bind(logger="fork-pool").debug("{} item(s) over {} processes", len(items), count)
         size = -(-len(items) // min(count * SLICES_PER_PROCESS, MAX_SLICES))
         slices = [items[start : start + size] for start in range(0, len(items), size)]
-        return _Spread(work, slices, done, len(items)).run(count - 1)
+        return _Spread(work, slices, done, len(items), self.finish).run(count - 1)
 
 
 def _reporting(
@@ -166,6 +171,7 @@ class _Child:
     """The file's descriptor (an anonymous memory file where there is one)."""
     pending: bytearray = field(default_factory=bytearray)
     taken: set[int] = field(default_factory=set)
+    delivered: set[int] = field(default_factory=set)
     failure: str = ""
     ended: bool = False
     stream: _FileAt = field(init=False)
@@ -177,7 +183,11 @@ class _Child:
 
     @classmethod
     def start(
-        cls, work: Callable[[Sequence[_T]], list[_R]], slices: Sequence[Sequence[_T]], tickets: _Tickets
+        cls,
+        work: Callable[[Sequence[_T]], list[_R]],
+        slices: Sequence[Sequence[_T]],
+        tickets: _Tickets,
+        finish: Callable[[], None] | None,
     ) -> _Child:
         results = _results_file()
         reader, writer = os.pipe()
@@ -188,7 +198,7 @@ class _Child:
                 os.close(descriptor)
             raise
         if pid == 0:  # pragma: no cover - the child's lines run in another process
-            _serve(work, slices, tickets, reader, writer, results)
+            _serve(work, slices, tickets, reader, writer, results, finish)
         os.close(writer)
         os.set_blocking(reader, False)
         return cls(pid, reader, results)
@@ -290,8 +300,10 @@ class _Spread(Generic[_T, _R]):
         slices: Sequence[Sequence[_T]],
         done: Callable[[int], None] | None,
         total: int,
+        finish: Callable[[], None] | None = None,
     ) -> None:
         self.work = work
+        self.finish = finish
         self.slices = slices
         self.done = done
         self.total = total
@@ -303,7 +315,9 @@ class _Spread(Generic[_T, _R]):
         first = tickets.take()  # this process does the first slice
         started: list[_Child] = []
         try:
-            started.extend(_Child.start(self.work, self.slices, tickets) for _ in range(children))
+            started.extend(
+                _Child.start(self.work, self.slices, tickets, self.finish) for _ in range(children)
+            )
             index = first
             while index is not None:
                 self._own(index)
@@ -320,7 +334,7 @@ class _Spread(Generic[_T, _R]):
         for child in started:
             child.finish(stop=False)
         tickets.close()
-        self._redo_undelivered(started)
+        self._redo_untrusted(started)
         if self.done is not None:
             self.done(self.total)
         return [result for index in range(len(self.slices)) for result in self.results[index]]
@@ -360,10 +374,16 @@ class _Spread(Generic[_T, _R]):
             child.failure = str(found)
             return
         self.results[index] = list(found)
+        child.delivered.add(index)
         self._count(len(self.slices[index]))
 
-    def _redo_undelivered(self, children: Sequence[_Child]) -> None:
-        """The slices a child took and did not deliver, redone here in order (an error then raises here)."""
+    def _redo_untrusted(self, children: Sequence[_Child]) -> None:
+        """The slices a child took and did not deliver, and every slice of a child that failed, redone here
+        in order (an error then raises here)."""
+        for child in children:
+            if child.failure:
+                for index in child.delivered:
+                    del self.results[index]
         missing = [i for i in range(len(self.slices)) if i not in self.results]
         owners = {i: child for child in children for i in child.taken}
         for child in children:
@@ -385,9 +405,10 @@ def _serve(
     reader: int,
     writer: int,
     results: int,
+    finish: Callable[[], None] | None,
 ) -> None:
     """The child: take slices until none is left, writing each one's results to its file and a note of
-    where they are; leave without the parent's exit handlers (they are the parent's)."""
+    where they are, then ``finish``; leave without the parent's exit handlers (they are the parent's)."""
     status = 0
     try:
         os.close(reader)
@@ -408,6 +429,14 @@ def _serve(
             offset += len(payload)
             if kind == _FAILED:
                 break
+        if finish is not None:
+            try:
+                finish()
+            except BaseException as problem:  # the parent trusts none of this child's results
+                payload = pickle.dumps(f"{type(problem).__name__}: {problem}")
+                _write_all(results, payload)
+                _write_all(writer, _NOTE.pack(len(slices), _FAILED, offset, len(payload)))
+                status = 1
     except BaseException:  # nothing to report to: the parent sees no result
         status = 1
     finally:

@@ -14,10 +14,13 @@ from typing import IO, TYPE_CHECKING
 
 from gitops_karmada.adapters.git_process import GitRunner, git_error
 from gitops_karmada.adapters.git_tree import REGULAR_FILE_MODE, encode_path
+from gitops_karmada.core.outcome import StoredBlob
 from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
+
+    from gitops_karmada.core.outcome import FileChange
 
 _FLUSH_BYTES = 1 << 20
 _MODE = REGULAR_FILE_MODE.encode()
@@ -116,7 +119,7 @@ def _stream(
     committer: str,
     message: bytes,
     paths: Sequence[str],
-    changes: Mapping[str, bytes | None],
+    changes: Mapping[str, FileChange],
     written: Mapping[str, tuple[bytes, str]],
 ) -> None:
     chunk = bytearray(b"feature done\n")
@@ -134,6 +137,11 @@ def _stream(
         content = changes[path]
         if content is None:
             chunk += b"D %s\n" % name
+        elif isinstance(content, StoredBlob):
+            # written into the object database as the run made it (``git_blob_stream``)
+            folder_checked = _check_folder(path, folder_checked, written_paths)
+            written_paths.add(path)
+            chunk += by_id % (content.oid.encode(), name)
         else:
             folder_checked = _check_folder(path, folder_checked, written_paths)
             written_paths.add(path)
@@ -163,7 +171,7 @@ def import_commit(
     author: str,
     committer: str,
     message: str,
-    changes: Mapping[str, bytes | None],
+    changes: Mapping[str, FileChange],
     written: Mapping[str, tuple[bytes, str]] | None = None,
 ) -> str:
     """Create the commit ``parent`` + ``changes`` at ``temp_ref``; return its id.

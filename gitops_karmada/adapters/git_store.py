@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters import git_remote
+from gitops_karmada.adapters.git_blob_stream import BlobStream
 from gitops_karmada.adapters.git_blob_writer import WRITE_AHEAD_FILES, BlobWriter
 from gitops_karmada.adapters.git_cat_file import read_blobs
 from gitops_karmada.adapters.git_fast_import import import_commit
@@ -49,6 +50,8 @@ from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
+
+    from gitops_karmada.core.outcome import FileChange
 
 DEFAULT_AUTHOR_NAME = "gitops-karmada"
 DEFAULT_AUTHOR_EMAIL = "gitops-karmada@localhost"
@@ -476,12 +479,17 @@ class GitStore:
         it wrote. ``blob_id``: the run's (``remembered_blob_id``), else this repository's."""
         return BlobWriter(self._git, blob_id or self.blob_id, min_files=min_files)
 
+    def blob_stream(self, *, min_files: int = WRITE_AHEAD_FILES) -> BlobStream:
+        """A stream of a run's rendered files into the object database as they are made, one fast-import
+        per process (see ``git_blob_stream``); ``commit`` names them by id (``StoredBlob``)."""
+        return BlobStream(self._git, self.blob_id, min_files=min_files)
+
     def commit(
         self,
         *,
         parent: str,
         ref: str,
-        changes: Mapping[str, bytes | None],
+        changes: Mapping[str, FileChange],
         message: str,
         written: Mapping[str, tuple[bytes, str]] | None = None,
     ) -> str | None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from loguru import logger
 
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
+from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.repository import (
     RepositoryState,
     StatusChoice,
@@ -35,14 +36,16 @@ from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection, Mapping, Sequence
 
+    from gitops_karmada.adapters.git_blob_stream import BlobStream
     from gitops_karmada.adapters.git_blob_writer import BlobWriter
     from gitops_karmada.adapters.git_log import PathChange
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.core.diff.guardrails import Guardrail
     from gitops_karmada.core.diff.model import PlanDiff
+    from gitops_karmada.core.outcome import FileChange
     from gitops_karmada.model.config import ToolConfig
 
 ALLOW_ALL = "all"
@@ -55,7 +58,7 @@ class ReconcileOutcome:
     state: RepositoryState | None
     """The repository state read (None when nothing needed reading: see ``up_to_date``)."""
     result: RenderResult | None
-    changes: dict[str, bytes | None] = field(default_factory=dict)
+    changes: Mapping[str, FileChange] = field(default_factory=dict)
     commit: str | None = None
     """The reconcile commit, or None when nothing changed (or a dry run, input errors, a guardrail)."""
     pushed: bool = False
@@ -109,7 +112,7 @@ def log_failover(outcome: FailoverOutcome) -> None:
 
 
 def write_guard(
-    state: RepositoryState, result: RenderResult, changes: dict[str, bytes | None], allow: frozenset[str]
+    state: RepositoryState, result: RenderResult, changes: Mapping[str, FileChange], allow: frozenset[str]
 ) -> PlanDiff:
     """What committing ``changes`` does to the fleet, checked against the repository's guardrails."""
     config = state.request.config
@@ -192,9 +195,23 @@ def reconcile_ref(
     hash_blob = store.remembered_blob_id()
     state = replace(state, request=replace(state.request, hash_blob=hash_blob))
     writer = None if dry_run else store.blob_writer(hash_blob)
+    # the rendered files go into the object database as they are made, in whichever process makes them
+    stream = None if dry_run else store.blob_stream()
+    if stream is not None:
+        pool = state.request.fan_out
+        state = replace(
+            state,
+            request=replace(
+                state.request,
+                store=stream,
+                fan_out=replace(pool, finish=stream.seal) if isinstance(pool, ForkPool) else pool,
+            ),
+        )
     try:
-        return _commit_result(store, ref, state, writer, progress, cancelled, dry_run, message, allow)
+        return _commit_result(store, ref, state, writer, stream, progress, cancelled, dry_run, message, allow)
     finally:
+        if stream is not None:
+            stream.close()
         if writer is not None:
             writer.close()
 
@@ -204,6 +221,7 @@ def _commit_result(
     ref: str,
     state: RepositoryState,
     writer: BlobWriter | None,
+    stream: BlobStream | None,
     progress: Callable[[int, int], None] | None,
     cancelled: Callable[[], bool] | None,
     dry_run: bool,
@@ -215,7 +233,7 @@ def _commit_result(
         return ReconcileOutcome(state, result)
     if result.failover is not None:
         log_failover(result.failover)
-    changes = result.changes(state.current_blobs, state.request.hash_blob)
+    changes = result.commit_changes(state.current_blobs, state.request.hash_blob)
     checked = write_guard(state, result, changes, allow)
     reverted = reverted_hand_edits(store, state, changes)
     if reverted:
@@ -230,6 +248,8 @@ def _commit_result(
     if dry_run or not changes or checked.violations:
         return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)
     assert state.source is not None
+    if stream is not None:
+        stream.seal()  # the stored files must all be in the object database before a commit names them
     sha = store.commit(
         parent=state.source,
         ref=ref,
@@ -328,7 +348,7 @@ def unchanged_since_reconcile(store: GitStore, ref: str) -> UpToDate | None:
 
 
 def reverted_hand_edits(
-    store: GitStore, state: RepositoryState, changes: dict[str, bytes | None]
+    store: GitStore, state: RepositoryState, changes: Mapping[str, FileChange]
 ) -> tuple[str, ...]:
     """Managed paths changed by commits after the last tool commit that ``changes`` rewrites or deletes."""
     if state.source is None or not changes:

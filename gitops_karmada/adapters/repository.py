@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
     from gitops_karmada.adapters.git_log import LogEntry
     from gitops_karmada.adapters.warm_state import WarmState
+    from gitops_karmada.core.outcome import FileChange
     from gitops_karmada.model.config import ToolConfig
 
 
@@ -318,7 +319,7 @@ class CommitSummary:
 
 
 def summarize(
-    result: RenderResult, changes: dict[str, bytes | None], reverted: tuple[str, ...] = ()
+    result: RenderResult, changes: Mapping[str, FileChange], reverted: tuple[str, ...] = ()
 ) -> CommitSummary:
     return CommitSummary(
         written=sum(1 for v in changes.values() if v is not None),

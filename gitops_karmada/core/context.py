@@ -43,6 +43,8 @@ class RunContext:
     read_output: Callable[[str], bytes | None] | None = None
     reschedule: frozenset[Identity] = frozenset()
     explain: bool = False
+    """The run is explained (``ReconcileRequest.explain``): the scheduler is also evaluated where Karmada
+    keeps the previous result, and each outcome keeps its overridden objects (``OverrideResult.object``)."""
     interpreter: ResourceInterpreter
     clusters: Mapping[str, Cluster]
     cluster_index: ClusterIndex

@@ -9,7 +9,7 @@ reused whole from the previous run).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -22,6 +22,17 @@ if TYPE_CHECKING:
     from gitops_karmada.model.keys import ObjectKey
 
 Identity = tuple[str, str, str, str]
+
+
+class StoredBlob(NamedTuple):
+    """A file a run wrote straight into the object database as it made it (``ReconcileRequest.store``):
+    named by its blob id, its content no longer held."""
+
+    oid: str
+
+
+FileChange = bytes | StoredBlob | None
+"""What a commit does to one path: write this content, name this stored blob, or delete it (None)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +59,9 @@ class TemplateOutcome:
     """Its binding is gone (template deleted, or a dependency nothing requires any more)."""
     files: Mapping[str, bytes] = field(default_factory=dict)
     """The files this template writes (rendered manifests; the binding record is added by the run)."""
+    stored: Mapping[str, str] = field(default_factory=dict)
+    """Files this template writes that are already in the object database (``ReconcileRequest.store``):
+    path → blob id, their contents not held (not in ``files``)."""
     keep: frozenset[str] = frozenset()
     """Managed paths of this template that stay exactly as they are (a failure, a suspended cluster)."""
     fingerprint: str = ""

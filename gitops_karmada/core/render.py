@@ -367,7 +367,9 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
                 )
                 verdict = _schema_verdict(ctx, body, cluster, signature, verdicts)
                 invalid = _invalid(ctx, verdict, result)
-                made[signature] = invalid or ((header + dump_yaml(body)).encode(), result)
+                # the object lives on in the file; a run that explains nothing does not keep it twice
+                kept = result if ctx.explain else result.without_object()
+                made[signature] = invalid or ((header + dump_yaml(body)).encode(), kept)
             except (OverrideError, InterpretError) as err:
                 made[signature] = err
         done = made[signature]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 
     from gitops_karmada.core.diff.guardrails import Guardrail
+    from gitops_karmada.core.outcome import FileChange
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
 
@@ -35,7 +36,7 @@ def write_plan(
     previous: Iterable[ResourceBinding],
     current: Iterable[ResourceBinding],
     existing: Collection[str],
-    changes: Mapping[str, bytes | None],
+    changes: Mapping[str, FileChange],
     clusters_dir: str,
     objects_before: Mapping[str, int] | None = None,
     released: Mapping[str, str] = {},
@@ -128,7 +129,7 @@ def write_plan(
     )
 
 
-def _kind(content: bytes | None, known: bool) -> ChangeKind:
+def _kind(content: FileChange, known: bool) -> ChangeKind:
     if content is None:
         return ChangeKind.REMOVED
     return ChangeKind.MODIFIED if known else ChangeKind.ADDED

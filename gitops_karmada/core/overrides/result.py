@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,12 +29,19 @@ class OverrideResult:
     """The overridden object (a new object), the applied policies, field provenance and warnings."""
 
     object: dict[str, Any]
+    """The overridden object. Empty in what a run keeps after rendering it, unless the run explains
+    (``RunContext.explain``; ``without_object``): the rendered file holds it, and a quarter of a million
+    of them would hold the fleet twice over."""
     cluster: str
     template: str
     applied_cluster_overrides: tuple[AppliedOverride, ...] = ()
     applied_overrides: tuple[AppliedOverride, ...] = ()
     changes: tuple[FieldChange, ...] = ()
     warnings: tuple[str, ...] = ()
+
+    def without_object(self) -> OverrideResult:
+        """This result without its object (see ``object``)."""
+        return replace(self, object={})
 
     def to_dict(self) -> dict[str, Any]:
         return {
