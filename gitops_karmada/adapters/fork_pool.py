@@ -9,10 +9,10 @@ another at the end. A child writes each slice's results to a file of its own (in
 stream whose memo lasts the whole call, so what many results share (a scheduling explanation, a cluster) is
 sent once, and tells this process where through a pipe; this process unpickles them between its own slices. A
 child that fails or dies is not trusted: every slice it took, delivered or not, is redone here, so an error
-surfaces exactly as in a run without children. ``finish`` runs in each child after its last slice (a
-child's blob stream is sealed there, ``adapters.git_blob_stream``); a child whose ``finish`` fails has
-failed. Forking is skipped where it is not safe (other threads running,
-e.g. the daemon's web server; no ``os.fork``) or not worth it (too few items per worker).
+surfaces exactly as in a run without children. ``finish`` runs in each child after its last slice (its blob
+stream is sealed there, ``adapters.git_blob_stream``); a child whose ``finish`` fails has failed. Forking is
+skipped where it is not safe (other threads running, e.g. the daemon's web server; no ``os.fork``) or not
+worth it (too few items per worker).
 
 How many processes: ``GITOPS_KARMADA_WORKERS`` when set (1: never fork), else the CPUs this process may use
 (its affinity, capped by a cgroup v2 CPU quota, as a container's limit sets it).
