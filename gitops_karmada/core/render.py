@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from gitops_karmada.core.context import RunContext
     from gitops_karmada.core.detector import PolicyMatch
     from gitops_karmada.core.overrides.provenance import FieldChange
+    from gitops_karmada.core.overrides.selection import Rankings
     from gitops_karmada.core.placing import Placement
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.manifest import Manifest
@@ -298,6 +299,7 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
     )
     files: dict[str, bytes] = {}
     keep: set[str] = set()
+    rankings: Rankings = {}  # the override policies selecting this template, ranked once for all clusters
     overrides: dict[str, OverrideResult] = {}
     paths: dict[str, str] = {}
     rendered: dict[str, tuple[bool, str]] = {}
@@ -364,6 +366,7 @@ def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
                     completions.get(target.name),
                     conflict_resolution,
                     injected,
+                    rankings,
                 )
                 verdict = _schema_verdict(ctx, body, cluster, signature, verdicts)
                 invalid = _invalid(ctx, verdict, result)
@@ -479,6 +482,7 @@ def _render_one(
     completions: int | None,
     conflict_resolution: str,
     injected: Mapping[str, str],
+    rankings: Rankings,
 ) -> tuple[dict[str, Any], OverrideResult]:
     key = template.key
     body = deep_copy(template.body)
@@ -489,7 +493,12 @@ def _render_one(
         body["spec"] = {**body["spec"], "completions": completions}
     # ``body`` is this rendering's own copy (a revised object is a new one): the overrides need not copy it
     result = apply_overrides(
-        body, cluster, ctx.inputs.cluster_override_policies, ctx.inputs.override_policies, owned=True
+        body,
+        cluster,
+        ctx.inputs.cluster_override_policies,
+        ctx.inputs.override_policies,
+        owned=True,
+        rankings=rankings,
     )
     body = annotate_applied_overrides(result.object, result)
     if injected:

@@ -10,14 +10,13 @@ and every change is recorded with the policy, rule and overrider that made it.
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.overrides.commandargs import CommandArgsTarget, command_args_patches
-from gitops_karmada.core.overrides.diff import diff_values
+from gitops_karmada.core.overrides.diff import changes_made, pointer_roots
 from gitops_karmada.core.overrides.errors import OverridePolicyError, OverriderError
 from gitops_karmada.core.overrides.fields import apply_field_overrider
 from gitops_karmada.core.overrides.image import image_overrider_patches
@@ -27,6 +26,7 @@ from gitops_karmada.core.overrides.provenance import ChangeOperation, FieldChang
 from gitops_karmada.core.overrides.result import AppliedOverride, OverrideResult
 from gitops_karmada.core.overrides.selection import (
     MatchedOverriders,
+    Rankings,
     cluster_overriders,
     namespaced_overriders,
 )
@@ -48,6 +48,8 @@ if TYPE_CHECKING:
 __all__ = ["apply_overrides", "plaintext_patch", "template_name", "thaw"]
 
 _Change = tuple[str, str, ChangeOperation, Any, Any]  # path, sub_path, operation, old, new
+_METADATA = frozenset({"metadata"})
+"""All a labels or annotations overrider touches."""
 
 
 def thaw(value: Any) -> Any:
@@ -178,27 +180,30 @@ class _Run:
                 f"{self.cluster} for {self.template}{hint}"
             )
 
-    def _diffed(self, mutate: Callable[[], None]) -> list[_Change]:
-        """Run ``mutate`` on the working object and return what it changed."""
-        before = copy.deepcopy(self.working)
-        mutate()
-        return [(c.path, "", c.operation, c.old, c.new) for c in diff_values(before, self.working)]
+    def _diffed(self, mutate: Callable[[], None], roots: frozenset[str] | None) -> list[_Change]:
+        """Run ``mutate`` on the working object and return what it changed (``roots``: the only top-level
+        keys it can touch, or None)."""
+        return [(c.path, "", c.operation, c.old, c.new) for c in changes_made(self.working, mutate, roots)]
+
+    def _patched(self, patches: Sequence[PatchOperation]) -> list[_Change]:
+        return self._diffed(
+            lambda: _patch_in_place(self.working, patches), pointer_roots(p.path for p in patches)
+        )
 
     def _image(self, overrider: ImageOverrider) -> list[_Change]:
-        return self._diffed(
-            lambda: _patch_in_place(self.working, image_overrider_patches(self.working, overrider))
-        )
+        return self._patched(image_overrider_patches(self.working, overrider))
 
     def _command_args(self, overrider: CommandArgsOverrider, target: CommandArgsTarget) -> list[_Change]:
-        return self._diffed(
-            lambda: _patch_in_place(self.working, command_args_patches(self.working, overrider, target))
-        )
+        return self._patched(command_args_patches(self.working, overrider, target))
 
     def _metadata_map(self, overrider: LabelAnnotationOverrider, metadata_map: MetadataMap) -> list[_Change]:
-        return self._diffed(lambda: apply_label_annotation_overrider(self.working, overrider, metadata_map))
+        return self._diffed(
+            lambda: apply_label_annotation_overrider(self.working, overrider, metadata_map),
+            _METADATA,
+        )
 
     def _plaintext(self, overrider: PlaintextOverrider) -> list[_Change]:
-        return self._diffed(lambda: _patch_in_place(self.working, [plaintext_patch(overrider)]))
+        return self._patched([plaintext_patch(overrider)])
 
     def _field(self, overrider: FieldOverrider) -> list[_Change]:
         outcome = apply_field_overrider(self.working, overrider)
@@ -218,18 +223,20 @@ def apply_overrides(
     override_policies: Sequence[OverridePolicy],
     *,
     owned: bool = False,
+    rankings: Rankings | None = None,
 ) -> OverrideResult:
     """Karmada's ``ApplyOverridePolicies`` for ``obj`` on ``cluster``; ``obj`` is not mutated, unless
     ``owned``: a copy made of dicts and lists that the caller gives up (it becomes the result's object; a
-    rendering's copy, which would otherwise be copied a second time)."""
+    rendering's copy, which would otherwise be copied a second time). ``rankings``: kept by the caller
+    across the clusters of one template, with the same policies (``selection.Rankings``)."""
     working: dict[str, Any] = obj if owned and isinstance(obj, dict) else thaw(obj)
     run = _Run(working=working, cluster=cluster.name, template=template_name(obj))
     applied_cluster: list[AppliedOverride] = []
-    for block in cluster_overriders(run.working, cluster, cluster_override_policies):
+    for block in cluster_overriders(run.working, cluster, cluster_override_policies, rankings):
         run.apply_block(block)
         applied_cluster.append(AppliedOverride(policy_name=block.policy.name, overriders=block.overriders))
     applied: list[AppliedOverride] = []
-    for block in namespaced_overriders(run.working, cluster, override_policies):
+    for block in namespaced_overriders(run.working, cluster, override_policies, rankings):
         run.apply_block(block)
         applied.append(AppliedOverride(policy_name=block.policy.name, overriders=block.overriders))
     return OverrideResult(

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MatchedOverriders",
+    "Rankings",
     "cluster_overriders",
     "namespace_of",
     "namespaced_overriders",
@@ -78,14 +79,61 @@ def policy_priority(obj: Mapping[str, Any], policy: AnyOverridePolicy) -> Implic
     return resource_match_selectors_priority(obj, selectors)
 
 
-def _ordered_overriders(
-    obj: Mapping[str, Any], cluster: Cluster, policies: Sequence[AnyOverridePolicy]
-) -> tuple[MatchedOverriders, ...]:
-    ranked = [(policy_priority(obj, policy), policy) for policy in policies]
-    matching = sorted(
-        ((priority, policy) for priority, policy in ranked if priority is not ImplicitPriority.MISMATCH),
-        key=lambda item: (item[0], item[1].name),
+Ranking = tuple[tuple[ImplicitPriority, AnyOverridePolicy], ...]
+"""The policies that select an object, in application order, with how specifically each does."""
+
+Rankings = dict[tuple[object, ...], Ranking]
+"""Rankings already made for one template and one run's policies, by what the selectors read of the object
+(``_ranking_key``): a template rendered for fifty clusters is ranked once, not fifty times."""
+
+
+def _ranking_key(obj: Mapping[str, Any], stage: str) -> tuple[object, ...] | None:
+    """Everything ``policy_priority`` reads of ``obj``; None when its labels cannot be a key."""
+    metadata = obj.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    labels = metadata.get("labels")
+    items = tuple(sorted(labels.items())) if isinstance(labels, Mapping) else labels
+    key = (
+        stage,
+        obj.get("apiVersion"),
+        obj.get("kind"),
+        metadata.get("namespace"),
+        metadata.get("name"),
+        items,
     )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _ranking(
+    obj: Mapping[str, Any], policies: Sequence[AnyOverridePolicy], rankings: Rankings | None, stage: str
+) -> Ranking:
+    key = _ranking_key(obj, stage) if rankings is not None else None
+    if key is not None and rankings is not None and key in rankings:
+        return rankings[key]
+    ranked = [(policy_priority(obj, policy), policy) for policy in policies]
+    ranking = tuple(
+        sorted(
+            ((priority, policy) for priority, policy in ranked if priority is not ImplicitPriority.MISMATCH),
+            key=lambda item: (item[0], item[1].name),
+        )
+    )
+    if key is not None and rankings is not None:
+        rankings[key] = ranking
+    return ranking
+
+
+def _ordered_overriders(
+    obj: Mapping[str, Any],
+    cluster: Cluster,
+    policies: Sequence[AnyOverridePolicy],
+    rankings: Rankings | None = None,
+    stage: str = "",
+) -> tuple[MatchedOverriders, ...]:
+    matching = _ranking(obj, policies, rankings, stage)
     blocks = []
     for priority, policy in matching:
         spec = policy.spec
@@ -111,20 +159,28 @@ def _ordered_overriders(
 
 
 def cluster_overriders(
-    obj: Mapping[str, Any], cluster: Cluster, cluster_override_policies: Sequence[ClusterOverridePolicy]
+    obj: Mapping[str, Any],
+    cluster: Cluster,
+    cluster_override_policies: Sequence[ClusterOverridePolicy],
+    rankings: Rankings | None = None,
 ) -> tuple[MatchedOverriders, ...]:
-    """The ClusterOverridePolicy rules for ``obj`` on ``cluster``, in application order."""
-    return _ordered_overriders(obj, cluster, cluster_override_policies)
+    """The ClusterOverridePolicy rules for ``obj`` on ``cluster``, in application order (``rankings``:
+    those made for the same template and policies, see ``Rankings``)."""
+    return _ordered_overriders(obj, cluster, cluster_override_policies, rankings, "cluster")
 
 
 def namespaced_overriders(
-    obj: Mapping[str, Any], cluster: Cluster, override_policies: Sequence[OverridePolicy]
+    obj: Mapping[str, Any],
+    cluster: Cluster,
+    override_policies: Sequence[OverridePolicy],
+    rankings: Rankings | None = None,
 ) -> tuple[MatchedOverriders, ...]:
     """The rules of the OverridePolicies in ``obj``'s namespace (none for cluster-scoped objects)."""
     namespace = namespace_of(obj)
     if not namespace:
         return ()
-    return _ordered_overriders(obj, cluster, [p for p in override_policies if p.namespace == namespace])
+    mine = [p for p in override_policies if p.namespace == namespace]
+    return _ordered_overriders(obj, cluster, mine, rankings, "namespaced")
 
 
 def select_overriders(

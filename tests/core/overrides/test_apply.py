@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -26,6 +26,9 @@ from tests.core.overrides.builders import (
     override_policy,
     rule,
 )
+
+if TYPE_CHECKING:
+    from gitops_karmada.core.overrides.selection import Rankings
 
 MEMBER1, MEMBER2 = cluster("member1"), cluster("member2")
 IMAGE = "/spec/template/spec/containers/0/image"
@@ -80,6 +83,31 @@ def test_the_most_specific_policy_applies_last_and_wins() -> None:
     result = apply_overrides(deployment(), MEMBER1, [cop], ops)
     assert result.object["metadata"]["labels"] == {"team": "by-name"}
     assert [c.policy.name for c in result.changes] == ["cop", "z-for-all", "a-by-name"]
+
+
+def test_rankings_kept_across_a_templates_clusters_change_nothing() -> None:
+    """A template rendered for several clusters ranks the policies selecting it once per distinct object
+    metadata: a cluster override policy that adds a label on one cluster makes its own ranking there, so
+    the OverridePolicy selecting that label applies on that cluster only, exactly as without rankings."""
+    cop = cluster_override_policy("cop", overrideRules=[rule(_labels("add", tier="gold"), ["member1"])])
+    op = override_policy(
+        "gold-only",
+        resourceSelectors=[
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "labelSelector": {"matchLabels": {"tier": "gold"}},
+            }
+        ],
+        overrideRules=[rule({"plaintext": [{"path": "/spec/replicas", "operator": "replace", "value": 5}]})],
+    )
+    rankings: Rankings = {}
+    clusters = [MEMBER2, MEMBER1, MEMBER2, cluster("member3")]
+    kept = [apply_overrides(deployment(), c, [cop], [op], rankings=rankings) for c in clusters]
+    alone = [apply_overrides(deployment(), c, [cop], [op]) for c in clusters]
+    assert kept == alone
+    assert [r.object["spec"]["replicas"] for r in kept] == [2, 5, 2, 2]
+    assert len(rankings) == 3, "the clusters' ranking, the namespaced one without and with the label"
 
 
 def test_override_policies_see_what_cluster_override_policies_did() -> None:

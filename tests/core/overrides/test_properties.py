@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 from typing import TYPE_CHECKING, Any
@@ -11,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gitops_karmada.core.overrides import apply_overrides
+from gitops_karmada.core.overrides.diff import changes_made, pointer_roots
 from gitops_karmada.core.overrides.gojson import encode
 from gitops_karmada.core.overrides.imageref import parse_image
+from gitops_karmada.core.overrides.patch import PatchError, PatchOperation, PatchOperator, apply_patch
 from gitops_karmada.core.overrides.sigsyaml import json_to_yaml, yaml_to_json
 from gitops_karmada.model.errors import OverrideError
 from tests.core.overrides.builders import (
@@ -236,3 +239,49 @@ REFERENCE_PARTS = st.tuples(
 def test_valid_references_round_trip(parts: tuple[str, str, str]) -> None:
     image = "".join(parts)
     assert str(parse_image(image)) == image
+
+
+PATCH_PATHS = st.sampled_from(
+    ["/spec/replicas", "/spec/x", "/metadata/labels/app", "/metadata/annotations", "/data", "/new", "/n~1m"]
+)
+PATCHES = st.lists(
+    st.builds(
+        PatchOperation,
+        st.sampled_from(list(PatchOperator)),
+        PATCH_PATHS,
+        JSON_VALUES.filter(lambda value: value is not None),
+    ),
+    min_size=1,
+    max_size=4,
+)
+OBJECTS = st.fixed_dictionaries(
+    {"kind": st.just("Thing")},
+    optional={
+        "metadata": st.fixed_dictionaries({}, optional={"labels": st.dictionaries(LABEL_KEYS, LABEL_VALUES)}),
+        "spec": st.dictionaries(st.sampled_from(["replicas", "x", "y"]), JSON_VALUES, max_size=3),
+        "data": JSON_VALUES,
+        "n/m": JSON_VALUES,
+    },
+)
+
+
+@SETTINGS
+@given(obj=OBJECTS, patches=PATCHES)
+def test_comparing_only_the_keys_a_patch_touches_finds_every_change(
+    obj: dict[str, Any], patches: list[PatchOperation]
+) -> None:
+    """An overrider entry's provenance: copying and comparing only the top-level keys its patch paths start
+    with gives exactly the changes, in the same order, that comparing the whole object gives."""
+    whole, scoped = copy.deepcopy(obj), copy.deepcopy(obj)
+    # entries one after another, each seeing the last one's result, then all of them as one patch
+    for applied in [*([operation] for operation in patches), patches]:
+        before = copy.deepcopy(whole)
+        try:
+            expected = changes_made(whole, functools.partial(apply_patch, whole, applied))
+        except PatchError:
+            whole, scoped = before, copy.deepcopy(before)
+            continue
+        roots = pointer_roots(p.path for p in applied)
+        assert roots is not None and roots <= {"spec", "metadata", "data", "new", "n/m"}
+        assert changes_made(scoped, functools.partial(apply_patch, scoped, applied), roots) == expected
+        assert scoped == whole
