@@ -22,26 +22,13 @@ from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.core.outcome import StoredBlob
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import reconcile
+from tests.adapters.conftest import FILES
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
-
-FILES = {f"clusters/m{i % 5}/apps/f{i:03d}.yaml": f"v: {i % 7}\n".encode() for i in range(60)}
-"""Sixty files of seven contents."""
-
-
-@pytest.fixture(params=["sha1", "sha256"])
-def store(tmp_path: Path, request: pytest.FixtureRequest) -> GitStore:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main", f"--object-format={request.param}")
-    (repo / "README.md").write_text("fleet\n")
-    git(repo, "add", "README.md")
-    git(repo, "commit", "-q", "-m", "initial")
-    return GitStore.open(repo)
 
 
 def _missing(store: GitStore, oids: set[str]) -> set[str]:

@@ -7,7 +7,6 @@ import json
 import subprocess
 from typing import TYPE_CHECKING
 
-import pytest
 from loguru import logger
 
 from benchmarks.fleet import write_karmada_fleet
@@ -16,25 +15,12 @@ from gitops_karmada.adapters.git_process import GitRunner
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.reconcile import reconcile
+from tests.adapters.conftest import FILES
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-FILES = {f"clusters/m{i % 5}/apps/f{i:03d}.yaml": f"v: {i % 7}\n".encode() for i in range(60)}
-"""Sixty files of seven contents: blobs shared between paths are written once."""
-
-
-@pytest.fixture(params=["sha1", "sha256"])
-def store(tmp_path: Path, request: pytest.FixtureRequest) -> GitStore:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main", f"--object-format={request.param}")
-    (repo / "README.md").write_text("fleet\n")
-    git(repo, "add", "README.md")
-    git(repo, "commit", "-q", "-m", "initial")
-    return GitStore.open(repo)
 
 
 def _exists(store: GitStore, oid: str) -> bool:

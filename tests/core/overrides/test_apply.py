@@ -29,6 +29,7 @@ from tests.core.overrides.builders import (
 
 if TYPE_CHECKING:
     from gitops_karmada.core.overrides.selection import Rankings
+    from gitops_karmada.model.overrides import OverridePolicy
 
 MEMBER1, MEMBER2 = cluster("member1"), cluster("member2")
 IMAGE = "/spec/template/spec/containers/0/image"
@@ -85,12 +86,9 @@ def test_the_most_specific_policy_applies_last_and_wins() -> None:
     assert [c.policy.name for c in result.changes] == ["cop", "z-for-all", "a-by-name"]
 
 
-def test_rankings_kept_across_a_templates_clusters_change_nothing() -> None:
-    """A template rendered for several clusters ranks the policies selecting it once per distinct object
-    metadata: a cluster override policy that adds a label on one cluster makes its own ranking there, so
-    the OverridePolicy selecting that label applies on that cluster only, exactly as without rankings."""
-    cop = cluster_override_policy("cop", overrideRules=[rule(_labels("add", tier="gold"), ["member1"])])
-    op = override_policy(
+def _gold_only() -> OverridePolicy:
+    """An OverridePolicy selecting Deployments labelled ``tier: gold``, setting 5 replicas."""
+    return override_policy(
         "gold-only",
         resourceSelectors=[
             {
@@ -101,6 +99,14 @@ def test_rankings_kept_across_a_templates_clusters_change_nothing() -> None:
         ],
         overrideRules=[rule({"plaintext": [{"path": "/spec/replicas", "operator": "replace", "value": 5}]})],
     )
+
+
+def test_rankings_kept_across_a_templates_clusters_change_nothing() -> None:
+    """A template rendered for several clusters ranks the policies selecting it once per distinct object
+    metadata: a cluster override policy that adds a label on one cluster makes its own ranking there, so
+    the OverridePolicy selecting that label applies on that cluster only, exactly as without rankings."""
+    cop = cluster_override_policy("cop", overrideRules=[rule(_labels("add", tier="gold"), ["member1"])])
+    op = _gold_only()
     rankings: Rankings = {}
     clusters = [MEMBER2, MEMBER1, MEMBER2, cluster("member3")]
     kept = [apply_overrides(deployment(), c, [cop], [op], rankings=rankings) for c in clusters]
@@ -112,17 +118,7 @@ def test_rankings_kept_across_a_templates_clusters_change_nothing() -> None:
 
 def test_override_policies_see_what_cluster_override_policies_did() -> None:
     cop = cluster_override_policy("cop", overrideRules=[rule(_labels("add", tier="gold"))])
-    op = override_policy(
-        "gold-only",
-        resourceSelectors=[
-            {
-                "apiVersion": "apps/v1",
-                "kind": "Deployment",
-                "labelSelector": {"matchLabels": {"tier": "gold"}},
-            }
-        ],
-        overrideRules=[rule({"plaintext": [{"path": "/spec/replicas", "operator": "replace", "value": 5}]})],
-    )
+    op = _gold_only()
     result = apply_overrides(deployment(), MEMBER1, [cop], [op])
     assert result.object["spec"]["replicas"] == 5
     assert [a.policy_name for a in result.applied_overrides] == ["gold-only"]
