@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.repository import read_commit
+from gitops_karmada.reconcile import reconcile
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
@@ -27,3 +29,14 @@ def store(tmp_path: Path, request: pytest.FixtureRequest) -> GitStore:
     git(repo, "add", "README.md")
     git(repo, "commit", "-q", "-m", "initial")
     return GitStore.open(repo)
+
+
+def plain_reconcile_tree(twin: Path) -> str:
+    """The tree of a reconcile of ``twin``'s HEAD whose commit sends every file itself (nothing written
+    ahead or streamed): what a commit naming blobs by id must equal."""
+    plain = GitStore.open(twin)
+    state = read_commit(plain, "HEAD")
+    assert state.source is not None
+    changes = reconcile(state.request).changes(state.current_blobs, plain.blob_id)
+    commit = plain.commit(parent=state.source, ref="refs/heads/main", changes=changes, message="plain")
+    return git(twin, "rev-parse", f"{commit}^{{tree}}")

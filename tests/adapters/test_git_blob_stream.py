@@ -17,18 +17,17 @@ from benchmarks.fleet import write_fleet
 from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.git_blob_stream import BlobStream
 from gitops_karmada.adapters.git_process import GitRunner
-from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.core.outcome import StoredBlob
 from gitops_karmada.model.errors import GitError
-from gitops_karmada.reconcile import reconcile
-from tests.adapters.conftest import FILES
+from tests.adapters.conftest import FILES, plain_reconcile_tree
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
+
+    from gitops_karmada.adapters.git_store import GitStore
 
 
 def _missing(store: GitStore, oids: set[str]) -> set[str]:
@@ -177,9 +176,4 @@ def test_a_first_reconcile_over_two_processes_streams_its_files_and_reads_back(t
     repo.cli("verify")
     git(root, "fsck", "--no-progress", "--connectivity-only")
 
-    plain = GitStore.open(twin)
-    state = read_commit(plain, "HEAD")
-    assert state.source is not None
-    changes = reconcile(state.request).changes(state.current_blobs, plain.blob_id)
-    commit = plain.commit(parent=state.source, ref="refs/heads/main", changes=changes, message="plain")
-    assert git(twin, "rev-parse", f"{commit}^{{tree}}") == git(root, "rev-parse", "HEAD^{tree}")
+    assert plain_reconcile_tree(twin) == git(root, "rev-parse", "HEAD^{tree}")

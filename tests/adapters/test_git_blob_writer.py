@@ -12,15 +12,14 @@ from loguru import logger
 from benchmarks.fleet import write_karmada_fleet
 from gitops_karmada.adapters.git_blob_writer import WRITE_AHEAD_FILES, BlobWriter
 from gitops_karmada.adapters.git_process import GitRunner
-from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import read_commit
-from gitops_karmada.reconcile import reconcile
-from tests.adapters.conftest import FILES
+from tests.adapters.conftest import FILES, plain_reconcile_tree
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from gitops_karmada.adapters.git_store import GitStore
 
 
 def _exists(store: GitStore, oid: str) -> bool:
@@ -114,12 +113,7 @@ def test_a_first_reconcile_writes_its_files_ahead_and_reads_back(tmp_path: Path)
     assert len(ahead) == 1 and ahead[0]["files"] >= WRITE_AHEAD_FILES
     repo.cli("verify")
 
-    plain = GitStore.open(twin)
-    state = read_commit(plain, "HEAD")
-    assert state.source is not None
-    changes = reconcile(state.request).changes(state.current_blobs, plain.blob_id)
-    commit = plain.commit(parent=state.source, ref="refs/heads/main", changes=changes, message="plain")
-    assert git(twin, "rev-parse", f"{commit}^{{tree}}") == git(root, "rev-parse", "HEAD^{tree}")
+    assert plain_reconcile_tree(twin) == git(root, "rev-parse", "HEAD^{tree}")
 
 
 def test_a_runs_blob_ids_are_remembered_by_content_object(store: GitStore) -> None:
