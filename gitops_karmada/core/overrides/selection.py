@@ -92,16 +92,16 @@ def _ranking_key(obj: Mapping[str, Any], stage: str) -> tuple[object, ...] | Non
     metadata = obj.get("metadata")
     metadata = metadata if isinstance(metadata, Mapping) else {}
     labels = metadata.get("labels")
-    items = tuple(sorted(labels.items())) if isinstance(labels, Mapping) else labels
-    key = (
-        stage,
-        obj.get("apiVersion"),
-        obj.get("kind"),
-        metadata.get("namespace"),
-        metadata.get("name"),
-        items,
-    )
-    try:
+    try:  # labels are read as a set (their order selects nothing); odd values may not be hashable
+        items = frozenset(labels.items()) if isinstance(labels, Mapping) else labels
+        key = (
+            stage,
+            obj.get("apiVersion"),
+            obj.get("kind"),
+            metadata.get("namespace"),
+            metadata.get("name"),
+            items,
+        )
         hash(key)
     except TypeError:
         return None

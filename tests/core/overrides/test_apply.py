@@ -116,6 +116,23 @@ def test_rankings_kept_across_a_templates_clusters_change_nothing() -> None:
     assert len(rankings) == 3, "the clusters' ranking, the namespaced one without and with the label"
 
 
+@pytest.mark.parametrize(
+    ("labels", "kept"),
+    [({1: "a", "tier": "gold"}, True), ({"tier": "gold", "odd": ["not", "hashable"]}, False)],
+    ids=["keys-of-two-types", "unhashable-value"],
+)
+def test_odd_labels_do_not_trip_the_rankings(labels: dict[Any, Any], kept: bool) -> None:
+    """Labels that cannot be sorted or hashed (not valid Kubernetes, but YAML allows them) do not crash
+    the rankings and give the same result; an unhashable one is ranked afresh each time."""
+    template = deployment()
+    template["metadata"]["labels"] = labels
+    rankings: Rankings = {}
+    result = apply_overrides(template, MEMBER1, [], [_gold_only()], rankings=rankings)
+    assert result == apply_overrides(template, MEMBER1, [], [_gold_only()])
+    assert result.object["spec"]["replicas"] == 5
+    assert ("namespaced" in {key[0] for key in rankings}) is kept
+
+
 def test_override_policies_see_what_cluster_override_policies_did() -> None:
     cop = cluster_override_policy("cop", overrideRules=[rule(_labels("add", tier="gold"))])
     op = _gold_only()
