@@ -20,7 +20,7 @@ import yaml
 
 from benchmarks.fleet import write_fleet
 from benchmarks.run import GIT_ENV, Sample, cli, fleet_arguments, git, timed
-from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 
 POLICY = "apps/team-00/pp-00000.yaml"
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from benchmarks.fleet import write_fleet, write_karmada_fleet
 from benchmarks.run import GIT_ENV, Sample, cli, git, one_template_change, timed
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.core.serialize import dump_yaml_documents, load_yaml_documents
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents, load_yaml_documents
 
 POLICY = "apps/team-00/pp-00000.yaml"
 WORKLOAD = "Deployment/team-00/svc-00000"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.core.codecs.serialize import dump_yaml
 
 if TYPE_CHECKING:
     from collections.abc import Callable

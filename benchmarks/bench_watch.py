@@ -38,7 +38,7 @@ from benchmarks.bench_incremental import build, commit_file
 from benchmarks.run import GIT_ENV, git
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.status_store import record_snapshots
-from gitops_karmada.core.serialize import dump_yaml_documents, load_yaml_documents
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents, load_yaml_documents
 from gitops_karmada.model.status import ClusterStatusSnapshot
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from gitops_karmada.adapters.external_sources import render_sources
-from gitops_karmada.core.external_sources import source_plan
-from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
+from gitops_karmada.core.inputs.external_sources import source_plan
 from tests.builders import cluster_doc
 from tests.gitrepos import git
 

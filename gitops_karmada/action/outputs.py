@@ -9,7 +9,7 @@ from __future__ import annotations
 import secrets
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.workflow_commands import workflow_command
+from gitops_karmada.core.views.workflow_commands import workflow_command
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping

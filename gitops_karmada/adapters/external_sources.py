@@ -20,13 +20,13 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.external_sources import CHART_FILE, GeneratedSource
+from gitops_karmada.core.inputs.external_sources import CHART_FILE, GeneratedSource
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
     from gitops_karmada.adapters.git_store import GitStore
-    from gitops_karmada.core.external_sources import SourcePlan
+    from gitops_karmada.core.inputs.external_sources import SourcePlan
     from gitops_karmada.model.config import HelmChartConfig, ToolConfig
 
 TIMEOUT_SECONDS = 120.0

@@ -14,13 +14,13 @@ from typing import IO, TYPE_CHECKING
 
 from gitops_karmada.adapters.git_process import GitRunner, git_error
 from gitops_karmada.adapters.git_tree import REGULAR_FILE_MODE, encode_path
-from gitops_karmada.core.outcome import StoredBlob
+from gitops_karmada.core.file_changes import StoredBlob
 from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from gitops_karmada.core.outcome import FileChange
+    from gitops_karmada.core.file_changes import FileChange
 
 _FLUSH_BYTES = 1 << 20
 _MODE = REGULAR_FILE_MODE.encode()

@@ -51,7 +51,7 @@ from gitops_karmada.model.errors import GitError
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from gitops_karmada.core.outcome import FileChange
+    from gitops_karmada.core.file_changes import FileChange
 
 DEFAULT_AUTHOR_NAME = "gitops-karmada"
 DEFAULT_AUTHOR_EMAIL = "gitops-karmada@localhost"

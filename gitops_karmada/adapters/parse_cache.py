@@ -15,7 +15,7 @@ from contextlib import closing
 from typing import TYPE_CHECKING
 
 from gitops_karmada import __version__
-from gitops_karmada.core.loading import Decoded, decode
+from gitops_karmada.core.inputs.loading import Decoded, decode
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence

@@ -27,17 +27,17 @@ from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.status_store import StatusView, read_status
 from gitops_karmada.adapters.subtree_memo import SubtreeMemo, entries_below
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
-from gitops_karmada.core.context import SHALLOW_DEPTH
-from gitops_karmada.core.external_sources import source_plan
-from gitops_karmada.core.failover.times import format_time
+from gitops_karmada.core.codecs.times import format_time
+from gitops_karmada.core.inputs.external_sources import source_plan
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.layout import BINDINGS_FOLDER, RepoLayout
-from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
-from gitops_karmada.core.observed import ObservedStatus
+from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.core.ownership import is_state_file
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, warning
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha
+from gitops_karmada.reconcile.context import SHALLOW_DEPTH
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
     from gitops_karmada.adapters.git_log import LogEntry
     from gitops_karmada.adapters.warm_state import WarmState
-    from gitops_karmada.core.outcome import FileChange
+    from gitops_karmada.core.file_changes import FileChange
     from gitops_karmada.model.config import ToolConfig
 
 

@@ -18,7 +18,7 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_process import git_error
 from gitops_karmada.adapters.git_store import DEFAULT_AUTHOR_EMAIL, DEFAULT_AUTHOR_NAME, TEMPORARY_REF_PREFIX
-from gitops_karmada.core.member_status import dump_snapshot, parse_snapshot
+from gitops_karmada.core.observed.member_status import dump_snapshot, parse_snapshot
 from gitops_karmada.model.diagnostics import SourceRef
 from gitops_karmada.model.errors import GitError, InputError
 from gitops_karmada.model.status import snapshot_path

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.subtree_memo import SubtreeMemo
-from gitops_karmada.core.loading import ClassifiedFiles
+from gitops_karmada.core.inputs.loading import ClassifiedFiles
 from gitops_karmada.core.run_memo import RunMemo
 
 if TYPE_CHECKING:
     from gitops_karmada.adapters.git_tree import TreeEntry
-    from gitops_karmada.core.loading import Decoded
-    from gitops_karmada.core.state_index import IndexLines
+    from gitops_karmada.core.incremental.state_index import IndexLines
+    from gitops_karmada.core.inputs.loading import Decoded
 
 
 @dataclass

@@ -14,7 +14,7 @@ from gitops_karmada import __version__
 from gitops_karmada.adapters.gc_tuning import freeze_imports, tune_garbage_collector
 from gitops_karmada.cli.lazy_group import LazyGroup
 from gitops_karmada.cli.logs import configure_logging, logging_format
-from gitops_karmada.model.errors import GitopsKarmadaError
+from gitops_karmada.model.errors import GitopsKarmadaError, UsageError
 
 VERBS = {
     "collect": "gitops_karmada.cli.collect:collect_command",
@@ -83,6 +83,9 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(err.exit_code)
     except click.exceptions.Exit as err:
         sys.exit(err.exit_code)
+    except UsageError as err:
+        logger.bind(logger="cli", exitCode=2).error("{}", err)
+        sys.exit(2)
     except GitopsKarmadaError as err:
         logger.bind(logger="cli").error("{}", err)
         sys.exit(1)

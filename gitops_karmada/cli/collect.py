@@ -17,7 +17,16 @@ import click
 from loguru import logger
 from pydantic import ValidationError
 
-from gitops_karmada.adapters.collect_run import (
+from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.status_store import branch_ref, record_snapshots
+from gitops_karmada.cli.options import output_option, repo_option
+from gitops_karmada.cli.output import to_json
+from gitops_karmada.cli.run_report import REPORT_API_VERSION
+from gitops_karmada.core.observed.member_status import parse_snapshot, snapshot_document
+from gitops_karmada.model.config import StatusConfig
+from gitops_karmada.model.diagnostics import SourceRef
+from gitops_karmada.model.errors import InputError
+from gitops_karmada.usecases.collect import (
     Member,
     collect_member,
     object_counts,
@@ -26,15 +35,6 @@ from gitops_karmada.adapters.collect_run import (
     require_member,
     status_message,
 )
-from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.status_store import branch_ref, record_snapshots
-from gitops_karmada.cli.options import output_option, repo_option
-from gitops_karmada.cli.output import to_json
-from gitops_karmada.cli.run_report import REPORT_API_VERSION
-from gitops_karmada.core.member_status import parse_snapshot, snapshot_document
-from gitops_karmada.model.config import StatusConfig
-from gitops_karmada.model.diagnostics import SourceRef
-from gitops_karmada.model.errors import InputError
 
 if TYPE_CHECKING:
     from gitops_karmada.model.status import ClusterStatusSnapshot

@@ -11,9 +11,9 @@ from pathlib import Path
 import click
 from click.shell_completion import CompletionItem, get_completion_class
 
+from gitops_karmada.core.incremental.state_index import read_index
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, load_config
 from gitops_karmada.core.layout import RepoLayout, key_of_identity
-from gitops_karmada.core.loading import CONFIG_FILE, load_config
-from gitops_karmada.core.state_index import read_index
 
 PROGRAM = "gitops-karmada"
 COMPLETE_VAR = "_GITOPS_KARMADA_COMPLETE"

@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.reconciler import reconcile_ref, target_ref
 from gitops_karmada.adapters.repository import create_repository
 from gitops_karmada.cli.reconcile import report
+from gitops_karmada.usecases.reconcile import reconcile_ref, target_ref
 
 
 @click.command()

@@ -12,29 +12,29 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gitops_karmada.adapters.fleet_view import read_fleet
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.history import template_history
-from gitops_karmada.adapters.lifecycle import LifecycleError, TemplateReference
 from gitops_karmada.adapters.repository import rfc3339
 from gitops_karmada.cli.completion import complete_reference
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json, to_yaml
 from gitops_karmada.cli.tables import plain_table
-from gitops_karmada.core.description import (
+from gitops_karmada.core.diff.bound import binding_key
+from gitops_karmada.core.views.description import (
     Description,
     Section,
     describe_binding,
     describe_cluster,
     describe_policy,
 )
-from gitops_karmada.core.diff.placement import binding_key
 from gitops_karmada.model.errors import GitopsKarmadaError
+from gitops_karmada.usecases.fleet_view import read_fleet
+from gitops_karmada.usecases.history import template_history
+from gitops_karmada.usecases.lifecycle import LifecycleError, TemplateReference
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gitops_karmada.adapters.fleet_view import FleetView
+    from gitops_karmada.usecases.fleet_view import FleetView
 
 POLICY_PREFIXES = {"pp": "PropagationPolicy", "propagationpolicy": "PropagationPolicy"}
 CLUSTER_POLICY_PREFIXES = {

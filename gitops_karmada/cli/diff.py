@@ -20,7 +20,6 @@ from loguru import logger
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.layered_blobs import LayeredBlobs, candidates
-from gitops_karmada.adapters.reconciler import changed_inputs, since_reconcile
 from gitops_karmada.adapters.repository import RepositoryState, read_commit, read_worktree
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.cli.logs import colour_wanted
@@ -41,18 +40,19 @@ from gitops_karmada.core.diff import (
     render_text,
 )
 from gitops_karmada.core.diff.placement import placements_from_index
-from gitops_karmada.core.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.state_index import read_index
+from gitops_karmada.core.inputs.loading import load_bindings
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.core.loading import load_bindings
-from gitops_karmada.core.state_index import read_index
 from gitops_karmada.model.errors import GitError, GitopsKarmadaError
 from gitops_karmada.reconcile import RenderResult, reconcile
+from gitops_karmada.usecases.reconcile import changed_inputs, since_reconcile
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
 
     from gitops_karmada.core.diff import Guardrail
-    from gitops_karmada.core.state_index import StateIndex
+    from gitops_karmada.core.incremental.state_index import StateIndex
 
 EXIT_NO_CHANGE = 0
 EXIT_CHANGES = 1

@@ -11,13 +11,12 @@ from typing import TYPE_CHECKING
 import click
 from loguru import logger
 
-from gitops_karmada.adapters.fleet_view import read_fleet
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json, to_yaml
 from gitops_karmada.cli.tables import plain_table, totals_line
-from gitops_karmada.core.label_query import SelectorSyntaxError, parse_label_query
-from gitops_karmada.core.listing import (
+from gitops_karmada.core.views.label_query import SelectorSyntaxError, parse_label_query
+from gitops_karmada.core.views.listing import (
     CLUSTER_SCOPED_KINDS,
     KIND_ALIASES,
     NAMESPACED,
@@ -28,11 +27,12 @@ from gitops_karmada.core.listing import (
     filtered,
     listing_of,
 )
+from gitops_karmada.usecases.fleet_view import read_fleet
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gitops_karmada.core.listing import Listed
+    from gitops_karmada.core.views.listing import Listed
 
 DEFAULT_NAMESPACE = "default"
 NUMERIC_COLUMNS = frozenset({"REPLICAS", "BINDINGS", "PRIORITY", "RULES"})

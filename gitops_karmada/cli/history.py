@@ -10,18 +10,18 @@ from rich.console import Console
 from rich.table import Table
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.history import RecordChange, template_history
-from gitops_karmada.adapters.lifecycle import LifecycleError, TemplateReference
 from gitops_karmada.adapters.repository import rfc3339
 from gitops_karmada.cli.completion import complete_reference
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json
 from gitops_karmada.cli.tables import terminal_width
+from gitops_karmada.usecases.history import RecordChange, template_history
+from gitops_karmada.usecases.lifecycle import LifecycleError, TemplateReference
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gitops_karmada.adapters.history import TemplateHistory
+    from gitops_karmada.usecases.history import TemplateHistory
 
 
 def history_table(history: TemplateHistory, width: int | None = None) -> str:

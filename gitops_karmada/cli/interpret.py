@@ -18,11 +18,12 @@ from pydantic import ValidationError
 
 from gitops_karmada.cli.options import read_source, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_yaml
+from gitops_karmada.core.codecs.serialize import YamlSyntaxError, load_yaml_documents
+from gitops_karmada.core.inputs.loading import load
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter, check_customization
-from gitops_karmada.core.loading import field_path, load
-from gitops_karmada.core.serialize import YamlSyntaxError, load_yaml_documents
 from gitops_karmada.model.bindings import AggregatedStatusItem
 from gitops_karmada.model.config import ToolConfig
+from gitops_karmada.model.diagnostics import field_path
 
 if TYPE_CHECKING:
     from gitops_karmada.model.interpretation import ResourceInterpreterCustomization

@@ -17,7 +17,7 @@ from gitops_karmada.adapters.repository import (
     read_worktree,
     warn_uncommitted_inputs,
 )
-from gitops_karmada.core.diff.guardrails import GuardrailKind
+from gitops_karmada.model.guardrails import GuardrailKind
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -9,7 +9,7 @@ from loguru import logger
 
 from gitops_karmada.cli.tables import plain_table
 from gitops_karmada.core.binding import applied_clusters
-from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.core.codecs.serialize import dump_yaml
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

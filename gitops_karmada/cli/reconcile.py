@@ -9,11 +9,11 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.reconciler import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
 from gitops_karmada.cli.options import allow_option, output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, placement_table, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.cli.run_report import reconcile_document
+from gitops_karmada.usecases.reconcile import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
 
 if TYPE_CHECKING:
     from pathlib import Path

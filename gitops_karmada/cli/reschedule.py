@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.reconciler import reconcile_ref, target_ref
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.cli.completion import complete_reference
-from gitops_karmada.cli.explain import find_outcome
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics
 from gitops_karmada.cli.reconcile import report
 from gitops_karmada.reconcile import reconcile
+from gitops_karmada.usecases.explain import find_outcome
+from gitops_karmada.usecases.reconcile import reconcile_ref, target_ref
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from gitops_karmada.core.diff.placement import bound_placement
+from gitops_karmada.core.diff.bound import bound_placement
 
 if TYPE_CHECKING:
-    from gitops_karmada.adapters.reconciler import ReconcileOutcome
-    from gitops_karmada.adapters.rollback import RollbackPlan
     from gitops_karmada.reconcile import RenderResult
+    from gitops_karmada.usecases.reconcile import ReconcileOutcome
+    from gitops_karmada.usecases.rollback import RollbackPlan
 
 REPORT_API_VERSION = "gitops-karmada.io/v1alpha1"
 

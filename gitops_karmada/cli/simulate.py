@@ -23,6 +23,7 @@ from gitops_karmada.adapters.repository import RepositoryState, StatusChoice, re
 from gitops_karmada.cli.diff import EXIT_CHANGES, EXIT_ERROR, EXIT_GUARDRAIL, EXIT_NO_CHANGE, side_of
 from gitops_karmada.cli.logs import colour_wanted
 from gitops_karmada.cli.options import output_option, repo_option
+from gitops_karmada.core.codecs.times import format_time, parse_time
 from gitops_karmada.core.diff import (
     Budget,
     DiffSide,
@@ -33,7 +34,6 @@ from gitops_karmada.core.diff import (
     render_text,
 )
 from gitops_karmada.core.failover.eviction_queue import eviction_pause_seconds
-from gitops_karmada.core.failover.times import format_time, parse_time
 from gitops_karmada.core.failover.what_if import (
     ScenarioError,
     WhatIf,
@@ -44,7 +44,7 @@ from gitops_karmada.core.failover.what_if import (
     parse_unhealthy,
     scenario_snapshots,
 )
-from gitops_karmada.core.observed import ObservedStatus
+from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.model.errors import GitopsKarmadaError
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, next_request, reconcile
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.trace import CommitRef, FileTrace, trace_file
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json
+from gitops_karmada.usecases.trace import CommitRef, FileTrace, trace_file
 
 
 def repository_path(store: GitStore, path: str) -> str:

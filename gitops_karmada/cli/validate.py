@@ -19,10 +19,10 @@ from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.cli.options import output_option, read_source, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.cli.progress import template_progress
+from gitops_karmada.core.codecs.yaml_input import field_lines, line_of_field, load_yaml_documents
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.schema_check import check_rendered, schema_checker
-from gitops_karmada.core.workflow_commands import workflow_command
-from gitops_karmada.core.yaml_input import field_lines, line_of_field, load_yaml_documents
+from gitops_karmada.core.views.workflow_commands import workflow_command
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
 
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from gitops_karmada.adapters.repository import RepositoryState
-    from gitops_karmada.core.loading import Inputs
     from gitops_karmada.model.diagnostics import Diagnostic
+    from gitops_karmada.model.inputs import Inputs
     from gitops_karmada.reconcile import ReconcileRequest
 
 _LINE_IN_MESSAGE = re.compile(r"\bline (\d+)\b")

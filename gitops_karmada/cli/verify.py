@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.verify import Finding, VerifyReport, verify_commit
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json
+from gitops_karmada.usecases.verify import Finding, VerifyReport, verify_commit
 
 if TYPE_CHECKING:
     from pathlib import Path

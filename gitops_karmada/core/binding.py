@@ -1,20 +1,10 @@
-"""Build the ResourceBinding record of a template from its match, interpretation and schedule.
+"""The binding record's vocabulary: its annotations and conditions, the permanent id of a template's binding,
+and what a record says (the clusters whose folders hold its manifest, and why the others do not).
 
-The record carries what Karmada's binding carries (claim metadata, resource reference, replicas and
-requirements or components, the defaulted placement, policy fields, the scheduling result, conditions)
-plus which clusters' folders really received the manifest (the ``gitops-karmada.io/rendered-clusters``
-annotation, with a ``Rendered`` condition saying why a target got none): a later run only ever deletes or
-rewrites files its bindings say it wrote, which is how hand-written files in a cluster folder survive.
-
-It says only what is known. Writing a file into a cluster folder is not applying it to the cluster:
-``status.aggregatedStatus`` and the ``FullyApplied`` condition come only from status the member clusters
-reported (``core.observed``, the status branch), and stay absent without it (records written before
-the rendered-clusters annotation kept ownership in ``aggregatedStatus[].applied``; they are still read
-that way only when the annotation is missing).
-
-Times are never read from a clock: ``now`` is the source commit's time, and a condition keeps its
-previous ``lastTransitionTime`` while its status does not change, so identical inputs give identical
-records.
+A record says only what is known: ``gitops-karmada.io/rendered-clusters`` names the folders the tool wrote
+(writing a file into a cluster folder is not applying it to the cluster); records written before that
+annotation kept ownership in ``aggregatedStatus[].applied`` and are still read that way. The record is
+built by the run's record phase (``reconcile.record``).
 """
 
 from __future__ import annotations
@@ -22,28 +12,13 @@ from __future__ import annotations
 import functools
 import json
 import uuid
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from gitops_karmada.core.layout import binding_name
-from gitops_karmada.model import wellknown
-from gitops_karmada.model.base import ObjectMeta
-from gitops_karmada.model.bindings import (
-    AggregatedStatusItem,
-    BindingSnapshot,
-    Component,
-    ObjectReference,
-    ReplicaRequirements,
-    ResourceBinding,
-    ResourceBindingSpec,
-    ResourceBindingStatus,
-    TargetCluster,
-)
-from gitops_karmada.model.clusters import Condition
-from gitops_karmada.model.policies import ConflictResolution
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gitops_karmada.core.detector import PolicyMatch
+    from gitops_karmada.model.bindings import (
+        ResourceBinding,
+        TargetCluster,
+    )
     from gitops_karmada.model.manifest import Manifest
 
 _BINDING_ID_NAMESPACE = uuid.UUID("1d0b5b46-8f55-4d2e-bb2a-7f0fd8a1c3e4")
@@ -67,41 +42,6 @@ RENDERED = "Rendered"
 SCHEDULE_SUCCESS_MESSAGE = "Binding has been scheduled successfully."
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BindingInputs:
-    """What the pipeline decided for one template, to be recorded."""
-
-    template: Manifest
-    match: PolicyMatch
-    replicas: int
-    replica_requirements: ReplicaRequirements | None
-    components: tuple[Component, ...]
-    clusters: tuple[TargetCluster, ...]
-    scheduled: Condition | None
-    """The Scheduled condition; None for an attached (dependency) binding, which is never scheduled."""
-    observed_affinity_name: str = ""
-    rendered: dict[str, tuple[bool, str]] | None = None
-    """Cluster → (its folder holds our manifest, a message: why not, or why it was left as it was)."""
-    template_hash: str = ""
-    hold_previous_spec: bool = False
-    """Keep the previous binding's policy fields (a Lazy policy changed but the template did not)."""
-    required_by: tuple[BindingSnapshot, ...] = ()
-    """Bindings whose workloads depend on this template (propagateDeps), with their clusters."""
-    attached_conflict_resolution: ConflictResolution | None = None
-    attached_preserve: bool | None = None
-    """An attached binding's effective policy fields, derived from the bindings that require it."""
-    reschedule_triggered_at: str | None = None
-    scheduled_changed: bool = True
-    """Whether the scheduling result differs from the previous run (for ``lastScheduledTime``)."""
-    fingerprint: str = ""
-    """The fingerprint of the inputs this binding was computed from (``core.fingerprint``)."""
-    aggregated_status: tuple[AggregatedStatusItem, ...] = ()
-    """What the member clusters reported of the object (``core.observed``); empty when nothing observed."""
-    template_status: dict[str, Any] | None = None
-    """Those reports folded into the template's status (AggregateStatus); None when nothing observed."""
-    fully_applied: Condition | None = None
-
-
 def binding_permanent_id(template: Manifest) -> str:
     key = template.key
     return _binding_id(f"{key.group}/{key.kind}/{key.namespace}/{key.name}")
@@ -110,174 +50,6 @@ def binding_permanent_id(template: Manifest) -> str:
 @functools.lru_cache(maxsize=65536)
 def _binding_id(identity: str) -> str:
     return str(uuid.uuid5(_BINDING_ID_NAMESPACE, identity))
-
-
-def carry_condition(new: Condition, previous: ResourceBinding | None, now: str) -> Condition:
-    """``new`` with the previous lastTransitionTime when the status did not change, else ``now``."""
-    old = previous.condition(new.type) if previous is not None else None
-    if old is not None and old.status == new.status and old.last_transition_time:
-        return new.model_copy(update={"last_transition_time": old.last_transition_time})
-    return new.model_copy(update={"last_transition_time": now})
-
-
-def scheduled_condition(success: bool, reason: str, message: str) -> Condition:
-    return Condition(type=SCHEDULED, status="True" if success else "False", reason=reason, message=message)
-
-
-def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: str) -> ResourceBinding:
-    """The binding record for one template (see the module docstring)."""
-    template, match = inputs.template, inputs.match
-    key = template.key
-    policy = match.policy
-    labels: dict[str, str] = {}
-    annotations = {SOURCE_ANNOTATION: str(template.source)}
-    if inputs.template_hash:
-        annotations[TEMPLATE_HASH_ANNOTATION] = inputs.template_hash
-    if inputs.fingerprint:
-        annotations[FINGERPRINT_ANNOTATION] = inputs.fingerprint
-    carried = previous.metadata.annotations.get(UNHEALTHY_SINCE_ANNOTATION) if previous is not None else None
-    if carried:
-        annotations[UNHEALTHY_SINCE_ANNOTATION] = carried
-    if policy is not None:
-        if policy.is_cluster_scoped:
-            labels[wellknown.CPP_PERMANENT_ID_LABEL] = match.permanent_id
-            annotations[wellknown.CPP_NAME_ANNOTATION] = policy.name
-        else:
-            labels[wellknown.PP_PERMANENT_ID_LABEL] = match.permanent_id
-            annotations[wellknown.PP_NAME_ANNOTATION] = policy.name
-            annotations[wellknown.PP_NAMESPACE_ANNOTATION] = policy.namespace
-    id_label = (
-        wellknown.RESOURCE_BINDING_PERMANENT_ID_LABEL
-        if key.namespace
-        else wellknown.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL
-    )
-    labels[id_label] = binding_permanent_id(template)
-    if inputs.rendered is not None:
-        annotations[RENDERED_CLUSTERS_ANNOTATION] = ",".join(
-            name for name, (ok, _) in sorted(inputs.rendered.items()) if ok
-        )
-        notes = {name: message for name, (_, message) in sorted(inputs.rendered.items()) if message}
-        if notes:
-            annotations[RENDER_NOTES_ANNOTATION] = json.dumps(
-                notes, separators=(",", ":"), ensure_ascii=False
-            )
-    metadata = ObjectMeta(
-        name=binding_name(key),
-        **({"namespace": key.namespace} if key.namespace else {}),
-        labels=dict(sorted(labels.items())),
-        annotations=dict(sorted(annotations.items())),
-    )
-
-    spec_fields: dict[str, object] = {
-        "resource": ObjectReference(
-            api_version=key.api_version,
-            kind=key.kind,
-            **({"namespace": key.namespace} if key.namespace else {}),
-            name=key.name,
-            **({"uid": template.uid} if template.uid else {}),
-        )
-    }
-    if inputs.components:
-        spec_fields["components"] = inputs.components
-    else:
-        if inputs.replicas:
-            spec_fields["replicas"] = inputs.replicas
-        if inputs.replica_requirements is not None:
-            spec_fields["replica_requirements"] = inputs.replica_requirements
-    # a canonical order (by name): the scheduler's order of one run depends on the previous result
-    # (ClusterLocality scores), so it would change on the next run with identical inputs
-    spec_fields["clusters"] = tuple(sorted(inputs.clusters, key=lambda c: c.name))
-    if policy is not None and not inputs.hold_previous_spec:
-        pspec = policy.spec
-        spec_fields["placement"] = pspec.placement
-        spec_fields["scheduler_name"] = pspec.scheduler_name
-        if pspec.propagate_deps:
-            spec_fields["propagate_deps"] = True
-        if pspec.failover is not None:
-            spec_fields["failover"] = pspec.failover
-        spec_fields["conflict_resolution"] = pspec.conflict_resolution or ConflictResolution.ABORT
-        if pspec.suspension is not None:
-            spec_fields["suspension"] = pspec.suspension
-        if pspec.preserve_resources_on_deletion is not None:
-            spec_fields["preserve_resources_on_deletion"] = pspec.preserve_resources_on_deletion
-        if pspec.schedule_priority is not None:
-            spec_fields["schedule_priority"] = pspec.schedule_priority
-    elif previous is not None:
-        # an orphaned binding keeps the policy fields it was built with (Karmada leaves them as they are);
-        # so does one whose Lazy policy changed while its template did not
-        prev = previous.spec
-        for name in (
-            "placement",
-            "scheduler_name",
-            "propagate_deps",
-            "failover",
-            "conflict_resolution",
-            "suspension",
-            "preserve_resources_on_deletion",
-            "schedule_priority",
-        ):
-            if name in prev.model_fields_set:
-                spec_fields[name] = getattr(prev, name)
-    if inputs.required_by:
-        spec_fields["required_by"] = inputs.required_by
-        if policy is None:
-            spec_fields["conflict_resolution"] = (
-                inputs.attached_conflict_resolution or ConflictResolution.ABORT
-            )
-            if inputs.attached_preserve is not None:
-                spec_fields["preserve_resources_on_deletion"] = inputs.attached_preserve
-    if inputs.reschedule_triggered_at:
-        spec_fields["reschedule_triggered_at"] = inputs.reschedule_triggered_at
-    if previous is not None and previous.spec.graceful_eviction_tasks:
-        # the failover controllers own the tasks (core.failover); the scheduler never undoes them
-        spec_fields["graceful_eviction_tasks"] = previous.spec.graceful_eviction_tasks
-    spec = ResourceBindingSpec(**spec_fields)
-
-    conditions = [carry_condition(inputs.scheduled, previous, now)] if inputs.scheduled is not None else []
-    status_fields: dict[str, object] = {}
-    if inputs.observed_affinity_name:
-        status_fields["scheduler_observed_affinity_name"] = inputs.observed_affinity_name
-    # lastScheduledTime moves only when a successful schedule changed the result
-    previous_time = previous.status.last_scheduled_time if previous is not None else None
-    succeeded = inputs.scheduled is not None and inputs.scheduled.status == "True"
-    if succeeded and (inputs.scheduled_changed or previous_time is None):
-        status_fields["last_scheduled_time"] = now
-    elif previous_time is not None:
-        status_fields["last_scheduled_time"] = previous_time
-    if inputs.rendered:
-        conditions.append(carry_condition(rendered_condition(inputs.rendered), previous, now))
-    if inputs.fully_applied is not None:
-        conditions.append(carry_condition(inputs.fully_applied, previous, now))
-    if inputs.aggregated_status:
-        status_fields["aggregated_status"] = inputs.aggregated_status
-    if inputs.template_status:
-        status_fields["template_status"] = inputs.template_status
-    status_fields["conditions"] = tuple(conditions)
-    status = ResourceBindingStatus(**status_fields)
-    return ResourceBinding(
-        api_version=wellknown.WORK_API_VERSION,
-        kind="ResourceBinding" if key.namespace else "ClusterResourceBinding",
-        metadata=metadata,
-        spec=spec,
-        status=status,
-    )
-
-
-def rendered_condition(rendered: dict[str, tuple[bool, str]]) -> Condition:
-    """``Rendered``: True when every target folder holds the manifest; else which did not, and why."""
-    missing = {name: message for name, (ok, message) in sorted(rendered.items()) if not ok}
-    notes = {name: message for name, (ok, message) in sorted(rendered.items()) if ok and message}
-    if not missing:
-        message = "Manifests are written in every target cluster's folder"
-        if notes:
-            message += "; " + "; ".join(f"{name}: {note}" for name, note in notes.items())
-        return Condition(type=RENDERED, status="True", reason="RenderSucceed", message=message)
-    return Condition(
-        type=RENDERED,
-        status="False",
-        reason="RenderFailed",
-        message="; ".join(f"{name}: {why}" for name, why in missing.items()),
-    )
 
 
 def same_clusters(one: tuple[TargetCluster, ...], other: tuple[TargetCluster, ...]) -> bool:

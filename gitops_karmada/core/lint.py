@@ -28,11 +28,11 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from gitops_karmada.core.detector import PolicyIndex
-    from gitops_karmada.core.loading import Inputs
     from gitops_karmada.core.run_memo import RunMemo
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.diagnostics import SourceRef
+    from gitops_karmada.model.inputs import Inputs
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.overrides import AnyOverridePolicy
     from gitops_karmada.model.policies import AnyPropagationPolicy, ClusterAffinity, PropagationSpec

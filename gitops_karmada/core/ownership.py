@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from gitops_karmada.core.binding import applied_clusters
+from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.layout import (
     QUOTAS_FOLDER,
     RELEASED_FILE,
@@ -26,7 +27,6 @@ from gitops_karmada.core.layout import (
     manifest_path,
 )
 from gitops_karmada.core.quota import static_assignment_quotas
-from gitops_karmada.core.yaml_input import load_yaml_documents
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.model.keys import ObjectKey
 from gitops_karmada.model.quotas import FederatedResourceQuota

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import jsonschema
 import jsonschema_rs
 
-from gitops_karmada.core.yaml_input import load_yaml_documents
+from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, error
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.model.keys import group_of

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class Severity(enum.StrEnum):
@@ -69,3 +72,18 @@ def error(
 
 def warning(message: str, source: SourceRef | None = None, field: str = "", subject: str = "") -> Diagnostic:
     return Diagnostic(Severity.WARNING, message, source, field, subject)
+
+
+def field_path(loc: Sequence[int | str]) -> str:
+    """A pydantic error location as a JSON-ish field path: ``spec.list[0].field``."""
+    out = ""
+    for part in loc:
+        if part == "[key]":  # pydantic's marker for "the key itself is wrong": the path already names it
+            continue
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif not out:
+            out = part
+        else:
+            out += f".{part}"
+    return out

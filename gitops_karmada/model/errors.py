@@ -18,6 +18,15 @@ class GitopsKarmadaError(Exception):
     """Base of every error the tool reports as a domain failure (exit code 1)."""
 
 
+class UsageError(GitopsKarmadaError):
+    """What was asked cannot be understood as it is (a malformed or ambiguous reference): exit code 2."""
+
+
+class NotFoundError(GitopsKarmadaError):
+    """What was asked for is not in the repository (a template, binding, policy or cluster): exit code 1,
+    with a hint naming what is there."""
+
+
 class RunCancelled(Exception):  # noqa: N818 - a signal, not a failure: nothing went wrong
     """The caller asked a run to stop (a user commit arrived during a lower-priority run); nothing was
     written, and the next run covers what this one was doing."""

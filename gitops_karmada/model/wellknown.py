@@ -56,3 +56,8 @@ STATUS_COMMIT_TRAILER = "Status-Commit"
 """On a reconcile commit whose run had templates that failed: how many (a rerun must report them again)."""
 """Trailer of a rollback commit: the revision whose inputs and output it restores."""
 TOOL_NAME = "gitops-karmada"
+
+# the NoSchedule taints Karmada's cluster controller sets from a cluster's Ready condition
+NOT_READY_TAINT_KEY = "cluster.karmada.io/not-ready"
+UNREACHABLE_TAINT_KEY = "cluster.karmada.io/unreachable"
+CONDITION_TAINT_KEYS = frozenset({NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY})

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.diff import DiffSide
-from gitops_karmada.core.loading import input_path_filter
-from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.core.inputs.loading import input_path_filter
 from gitops_karmada.model.bindings import ResourceBinding
 from gitops_karmada.model.config import ToolConfig
 from gitops_karmada.reconcile import ReconcileRequest, blob_sha, reconcile

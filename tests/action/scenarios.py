@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import yaml
 
-from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitops_karmada.adapters.collect_run import cluster_objects, fleet_at, record_round
 from gitops_karmada.adapters.git_store import CommitStage, GitStore
 from gitops_karmada.adapters.status_store import read_status, record_snapshots
 from gitops_karmada.model.status import ClusterStatusSnapshot
+from gitops_karmada.usecases.collect import cluster_objects, fleet_at, record_round
 from tests.builders import cluster_doc, configmap
 from tests.fleet import FleetRepo
 from tests.gitrepos import git, make_repo

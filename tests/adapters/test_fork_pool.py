@@ -22,7 +22,7 @@ from loguru import logger
 from benchmarks.fleet import write_karmada_fleet
 from gitops_karmada.adapters.fork_pool import ForkPool, configured_workers, usable_cpus
 from gitops_karmada.adapters.repository import read_worktree
-from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.core.codecs.serialize import dump_yaml
 from gitops_karmada.model.errors import AdapterError, RunCancelled
 from gitops_karmada.reconcile import reconcile
 from tests.builders import deployment, pp_doc

@@ -17,7 +17,7 @@ from benchmarks.fleet import write_fleet
 from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.git_blob_stream import BlobStream
 from gitops_karmada.adapters.git_process import GitRunner
-from gitops_karmada.core.outcome import StoredBlob
+from gitops_karmada.core.file_changes import StoredBlob
 from gitops_karmada.model.errors import GitError
 from tests.adapters.conftest import FILES, plain_reconcile_tree
 from tests.fleet import FleetRepo

@@ -9,10 +9,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.history import condition_changes, policy_of, replica_moves, template_history
-from gitops_karmada.adapters.lifecycle import LifecycleError, TemplateReference
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model.bindings import ResourceBinding
+from gitops_karmada.usecases.history import condition_changes, policy_of, replica_moves, template_history
+from gitops_karmada.usecases.lifecycle import LifecycleError, TemplateReference
 from tests.gitrepos import commit_all, make_repo
 
 if TYPE_CHECKING:

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.lifecycle import LifecycleError
-from gitops_karmada.adapters.rollback import FileRole, is_rollback_input, plan_rollback, roll_back
 from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.usecases.lifecycle import LifecycleError
+from gitops_karmada.usecases.rollback import FileRole, is_rollback_input, plan_rollback, roll_back
 from tests.builders import deployment, pp_doc
 from tests.cli.test_lifecycle_fleet import WEB_PATH, change, managed_blobs, reconcile, shop_fleet, web_policy
 from tests.gitrepos import git

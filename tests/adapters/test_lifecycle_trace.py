@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from gitops_karmada.adapters.trace import applied_overrides
-from gitops_karmada.core.serialize import dump_yaml
+from gitops_karmada.core.codecs.serialize import dump_yaml
+from gitops_karmada.usecases.trace import applied_overrides
 
 CLUSTER_OVERRIDES = "policy.karmada.io/applied-cluster-overrides"
 OVERRIDES = "policy.karmada.io/applied-overrides"

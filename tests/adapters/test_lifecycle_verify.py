@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.reconciler import reconcile_ref
-from gitops_karmada.adapters.verify import Finding, verify_commit
+from gitops_karmada.usecases.reconcile import reconcile_ref
+from gitops_karmada.usecases.verify import Finding, verify_commit
 from tests.builders import deployment
 from tests.cli.test_lifecycle_fleet import WEB_PATH, WEB_RECORD, shop_fleet, web_policy
 from tests.cli.test_quota import quota_fleet

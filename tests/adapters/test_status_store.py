@@ -9,7 +9,7 @@ import pytest
 
 from gitops_karmada.adapters.git_store import CommitStage, GitStore
 from gitops_karmada.adapters.status_store import read_snapshot, read_status, record_snapshots
-from gitops_karmada.core.member_status import dump_snapshot
+from gitops_karmada.core.observed.member_status import dump_snapshot
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.model.status import ClusterStatusSnapshot
 from tests.gitrepos import git, make_repo, show, status, tree_files

@@ -19,12 +19,12 @@ import pytest
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.parse_cache import decode_inputs
-from gitops_karmada.adapters.reconciler import reconcile_ref
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.adapters.warm_state import WarmState
-from gitops_karmada.core.loading import decode
-from gitops_karmada.core.state_index import IndexLines, parse_index
+from gitops_karmada.core.incremental.state_index import IndexLines, parse_index
+from gitops_karmada.core.inputs.loading import decode
 from gitops_karmada.reconcile import reconcile
+from gitops_karmada.usecases.reconcile import reconcile_ref
 from tests.builders import cluster_doc, cpp_doc, deployment, pp_doc
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
-    from gitops_karmada.core.outcome import TemplateOutcome
+    from gitops_karmada.reconcile.outcome import TemplateOutcome
 
 POLICY = pp_doc(
     "web",

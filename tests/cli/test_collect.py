@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import yaml
 
-from gitops_karmada.adapters import collector
-from gitops_karmada.adapters.collector import collect_cluster
+from gitops_karmada.adapters import cluster_reader as collector
+from gitops_karmada.adapters.cluster_reader import collect_cluster
 from gitops_karmada.adapters.external_sources import kubectl_path
 from tests.builders import configmap, deployment, pp_doc
 from tests.fleet import FleetRepo

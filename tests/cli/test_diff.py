@@ -201,8 +201,8 @@ def test_the_second_side_reuses_what_loading_made_of_the_first(
     here); the plan equals the one of two sides read apart."""
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.cli.diff import compare_sides, read_revision
-    from gitops_karmada.core import loading
     from gitops_karmada.core.diff import compare
+    from gitops_karmada.core.inputs import loading
 
     classified: list[str] = []
     original = loading._classified
@@ -390,7 +390,7 @@ def test_a_reconciled_base_stands_on_its_state_index(fleet: Path, tmp_path: Path
     from gitops_karmada.adapters.repository import read_commit
     from gitops_karmada.cli.diff import compare_sides, read_revision, vouched_index
     from gitops_karmada.core.diff import compare
-    from gitops_karmada.core.diff.placement import binding_key
+    from gitops_karmada.core.diff.bound import binding_key
 
     repo = clone_fleet(fleet, tmp_path / "repo")
     git(repo.path, "checkout", "-q", "main")

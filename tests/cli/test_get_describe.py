@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from gitops_karmada.cli.tables import fitted_widths, plain_table, totals_line
-from gitops_karmada.core.label_query import SelectorSyntaxError, parse_label_query
 from gitops_karmada.core.selectors import labels_match
+from gitops_karmada.core.views.label_query import SelectorSyntaxError, parse_label_query
 from tests.builders import cluster_doc, deployment, pp_doc
 from tests.fleet import FIXED_DATE, FleetRepo
 from tests.gitrepos import git

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gitops_karmada.adapters.external_sources import kubectl_path
-from gitops_karmada.core.external_sources import source_plan
+from gitops_karmada.core.inputs.external_sources import source_plan
 from tests.builders import pp_doc
 from tests.fleet import FleetRepo
 

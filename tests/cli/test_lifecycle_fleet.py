@@ -9,7 +9,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.reconciler import reconcile_ref
+from gitops_karmada.usecases.reconcile import reconcile_ref
 from tests.builders import configmap, cpp_doc, deployment, pp_doc
 from tests.fleet import FleetRepo
 from tests.gitrepos import tree_files

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.state_index import read_index
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.core.state_index import read_index
 from tests.builders import configmap, cpp_doc, deployment, pp_doc
 from tests.fleet import FleetRepo, placement
 from tests.gitrepos import git

@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import yaml
 
-from gitops_karmada.adapters.collect_run import Member
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.status_store import record_snapshots
-from gitops_karmada.cli.watch.collector import Collector, CollectSettings
-from gitops_karmada.cli.watch.metrics import DaemonMetrics
-from gitops_karmada.cli.watch.status import DaemonStatus, Snapshot
-from gitops_karmada.cli.watch.worker import WatchSettings
-from gitops_karmada.core.failover.times import parse_time
+from gitops_karmada.core.codecs.times import parse_time
+from gitops_karmada.daemon.collect_loop import Collector, CollectSettings
+from gitops_karmada.daemon.metrics import DaemonMetrics
+from gitops_karmada.daemon.status import DaemonStatus, Snapshot
+from gitops_karmada.daemon.worker import WatchSettings
 from gitops_karmada.model.status import ClusterStatusSnapshot
+from gitops_karmada.usecases.collect import Member
 from tests.builders import configmap, deployment
 from tests.cli.test_reconcile import shop
 from tests.cli.watch_harness import Daemon, Remote, clone, wait_for

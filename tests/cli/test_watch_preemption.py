@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.reconciler import reconcile_and_push, reconcile_ref
 from gitops_karmada.adapters.status_store import record_snapshots
-from gitops_karmada.cli.watch import worker as worker_module
-from gitops_karmada.cli.watch.metrics import DaemonMetrics
-from gitops_karmada.cli.watch.status import DaemonStatus, RunResult, Snapshot
-from gitops_karmada.cli.watch.worker import UserCommitProbe, WatchSettings, Worker
+from gitops_karmada.daemon import worker as worker_module
+from gitops_karmada.daemon.metrics import DaemonMetrics
+from gitops_karmada.daemon.status import DaemonStatus, RunResult, Snapshot
+from gitops_karmada.daemon.worker import UserCommitProbe, WatchSettings, Worker
 from gitops_karmada.model.errors import GitError, RunCancelled
 from gitops_karmada.model.status import ClusterStatusSnapshot
+from gitops_karmada.usecases.reconcile import reconcile_and_push, reconcile_ref
 from tests.builders import deployment
 from tests.cli.test_reconcile import shop
 from tests.cli.watch_harness import Remote, wait_for

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gitops_karmada.core.detector import PolicyIndex
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, load, load_config
 from gitops_karmada.core.lint import cross_object_warnings
-from gitops_karmada.core.loading import CONFIG_FILE, Inputs, load, load_config
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.selectors import ImplicitPriority, resource_selector_priority
 from gitops_karmada.model.diagnostics import Severity, SourceRef
@@ -19,6 +19,8 @@ from tests.fleet import FleetRepo
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from gitops_karmada.model.inputs import Inputs
 
 NOW = "2026-01-01T00:00:00Z"
 PP_HEAD = "apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata:\n  name: web\n  namespace: shop\n"

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from gitops_karmada.core.change_scope import ChangedInputs, touched_templates
-from gitops_karmada.core.external_sources import GeneratedSource, source_plan
-from gitops_karmada.core.loading import load, load_config
-from gitops_karmada.core.serialize import dump_yaml_documents
-from gitops_karmada.core.state_index import StateIndex
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
+from gitops_karmada.core.incremental.change_scope import ChangedInputs, touched_templates
+from gitops_karmada.core.incremental.state_index import StateIndex
+from gitops_karmada.core.inputs.external_sources import GeneratedSource, source_plan
+from gitops_karmada.core.inputs.loading import load, load_config
 from gitops_karmada.reconcile import ReconcileRequest, blob_sha, reconcile
 from tests.builders import cluster_doc, configmap, cpp_doc, deployment, pp_doc, service
 
@@ -209,7 +209,7 @@ def test_a_run_told_of_an_inventory_change_judges_every_template(monkeypatch: py
     is the one the index was written under; a cluster's new label changes it, so every template is judged.
     A run told of a template's change judges that template (and those the index knows nothing of) only:
     the others' fingerprints are not computed, in both forms: partial (``diff``) and whole (committed)."""
-    from gitops_karmada.core.fingerprint import FingerprintContext
+    from gitops_karmada.core.incremental.fingerprint import FingerprintContext
 
     judged: list[str] = []
     original = FingerprintContext.template

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gitops_karmada.core.codecs.serialize import dump_yaml
 from gitops_karmada.core.diff import (
     ChangeKind,
     SecretKeys,
@@ -18,7 +19,6 @@ from gitops_karmada.core.diff import (
     render_text,
 )
 from gitops_karmada.core.diff.manifests import align, diff_object
-from gitops_karmada.core.serialize import dump_yaml
 from tests.action.diffdata import side
 from tests.builders import deployment
 

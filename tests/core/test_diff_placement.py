@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from gitops_karmada.core.diff import ChangeKind, ProblemKind, compare
-from gitops_karmada.core.diff.placement import BoundPlacement, Identity, replicas_after, replicas_by_cluster
+from gitops_karmada.core.diff.bound import BoundPlacement, replicas_after, replicas_by_cluster
 from gitops_karmada.core.diff.wording import cell_text, percent
 from gitops_karmada.model.diagnostics import error
 from gitops_karmada.model.keys import ObjectKey
 from tests.action.diffdata import binding, side
+
+if TYPE_CHECKING:
+    from gitops_karmada.core.diff.placement import Identity
 
 D = "Deployment"
 

@@ -18,8 +18,6 @@ from gitops_karmada.core.detector import (
     match_policy,
     rank_candidates,
 )
-from gitops_karmada.core.dispatch import merge_target_clusters, should_suspend_dispatching
-from gitops_karmada.core.render import work_conflict_resolution
 from gitops_karmada.core.selectors import (
     ImplicitPriority,
     resource_match_selectors_priority,
@@ -35,6 +33,8 @@ from gitops_karmada.model.bindings import (
     TargetCluster,
 )
 from gitops_karmada.model.policies import ConflictResolution, ResourceSelector, Suspension
+from gitops_karmada.reconcile.dispatch import merge_target_clusters, should_suspend_dispatching
+from gitops_karmada.reconcile.render import work_conflict_resolution
 from tests.builders import cpp, manifest, pp
 
 VECTORS = yaml.safe_load((Path(__file__).parents[1] / "vectors" / "matching.yaml").read_text())["cases"]

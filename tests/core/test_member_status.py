@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from gitops_karmada.core.kinds import BUILTIN_KINDS
-from gitops_karmada.core.member_status import (
+from gitops_karmada.core.inputs.kinds import BUILTIN_KINDS
+from gitops_karmada.core.observed.member_status import (
     SummaryBuilder,
     carry_over,
     dump_snapshot,
@@ -18,7 +18,7 @@ from gitops_karmada.core.member_status import (
     ready_condition,
     trim_object,
 )
-from gitops_karmada.core.resource_names import (
+from gitops_karmada.core.observed.resource_names import (
     NATIVE_PLURALS,
     crd_plurals,
     guess_plural,

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from gitops_karmada.adapters.repository import read_worktree
-from gitops_karmada.core.serialize import load_yaml_documents
+from gitops_karmada.core.codecs.serialize import load_yaml_documents
 from gitops_karmada.reconcile import reconcile
 
 REPO_LAYOUT = Path(__file__).resolve().parents[2] / "repo-layout"

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from gitops_karmada.core.serialize import dump_yaml, dump_yaml_documents, load_yaml_documents
+from gitops_karmada.core.codecs.serialize import dump_yaml, dump_yaml_documents, load_yaml_documents
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from gitops_karmada.core.interpreter import ResourceInterpreter
-from gitops_karmada.core.observed import ObservedStatus, template_status
-from gitops_karmada.core.status_summary import cluster_health, health_word, ready_text
+from gitops_karmada.core.observed.fold import ObservedStatus, template_status
+from gitops_karmada.core.views.status_summary import cluster_health, health_word, ready_text
 from gitops_karmada.model.bindings import AggregatedStatusItem, ResourceBinding
 from gitops_karmada.model.diagnostics import Severity, SourceRef
 from gitops_karmada.model.keys import ObjectKey

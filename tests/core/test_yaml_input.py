@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from gitops_karmada.core import yaml_input
-from gitops_karmada.core.yaml_input import (
+from gitops_karmada.core.codecs import yaml_input
+from gitops_karmada.core.codecs.yaml_input import (
     MAX_DEPTH,
     KubernetesLoader,
     LoadedDocument,
@@ -477,7 +477,7 @@ def test_nesting_is_bounded_with_the_line_named() -> None:
 
 
 def test_field_lines_locate_keys_and_items_of_one_document() -> None:
-    from gitops_karmada.core.yaml_input import field_lines, line_of_field
+    from gitops_karmada.core.codecs.yaml_input import field_lines, line_of_field
 
     raw = b"# one\n---\nkind: A\nspec:\n  items:\n  - name: x\n  - name: y\n    weight: 0\n---\nkind: B\n"
     lines = field_lines(raw, 0)

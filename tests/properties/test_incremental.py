@@ -22,23 +22,23 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.warm_state import WarmState
-from gitops_karmada.cli.explain import explanation
-from gitops_karmada.core.change_scope import ChangedInputs
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.incremental.change_scope import ChangedInputs
+from gitops_karmada.core.incremental.state_index import parse_index_shards, read_index
+from gitops_karmada.core.inputs.loading import load, load_config
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.core.loading import load, load_config
-from gitops_karmada.core.observed import ObservedStatus
-from gitops_karmada.core.serialize import dump_yaml_documents
-from gitops_karmada.core.state_index import parse_index_shards, read_index
+from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.model.status import ClusterStatusSnapshot
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, next_request, reconcile
+from gitops_karmada.usecases.explain import explanation
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-    from gitops_karmada.core.outcome import TemplateOutcome
     from gitops_karmada.model.keys import ObjectKey
     from gitops_karmada.reconcile import Identity
+    from gitops_karmada.reconcile.outcome import TemplateOutcome
 
 Tree = dict[str, bytes]
 CLUSTERS = ("member1", "member2", "member3")

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, SOURCE_ANNOTATION
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
-from gitops_karmada.core.serialize import dump_yaml_documents
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, reconcile
 from tests.fleet import plain_inputs
 

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gitops_karmada.adapters.directory import read_directory
+from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import DiffSide, compare
-from gitops_karmada.core.loading import CONFIG_FILE, input_path_filter, load_config
-from gitops_karmada.core.serialize import dump_yaml_documents
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, reconcile
 from tests.fleet import plain_inputs
 

@@ -11,12 +11,6 @@ import orjson
 
 from gitops_karmada.core.diff.budget import COMMENT_LIMIT, STEP_SUMMARY_LIMIT, Budget, Unit
 from gitops_karmada.core.diff.compare import compare
-from gitops_karmada.core.diff.guardrails import (
-    Guardrail,
-    GuardrailKind,
-    GuardrailSyntaxError,
-    parse_guardrails,
-)
 from gitops_karmada.core.diff.markdown import render_markdown
 from gitops_karmada.core.diff.model import (
     ChangeKind,
@@ -33,6 +27,7 @@ from gitops_karmada.core.diff.model import (
     WorkloadPlacement,
 )
 from gitops_karmada.core.diff.text import render_text
+from gitops_karmada.model.guardrails import Guardrail, GuardrailKind, GuardrailSyntaxError, parse_guardrails
 
 __all__ = [
     "COMMENT_LIMIT",

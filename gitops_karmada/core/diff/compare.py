@@ -6,6 +6,14 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.diff.bound import (
+    BoundPlacement,
+    binding_key,
+    claimed_policy,
+    index_bindings,
+    replicas_after,
+    replicas_by_cluster,
+)
 from gitops_karmada.core.diff.guardrails import check_guardrails
 from gitops_karmada.core.diff.impact import InputKey, input_changes
 from gitops_karmada.core.diff.manifests import (
@@ -16,25 +24,15 @@ from gitops_karmada.core.diff.manifests import (
     object_path,
 )
 from gitops_karmada.core.diff.model import ChangeKind, ClusterChange, PlanDiff
-from gitops_karmada.core.diff.placement import (
-    BoundPlacement,
-    Identity,
-    binding_key,
-    claimed_policy,
-    compare_placement,
-    index_bindings,
-    replicas_after,
-    replicas_by_cluster,
-    template_problems,
-)
+from gitops_karmada.core.diff.placement import Identity, compare_placement, template_problems
 from gitops_karmada.core.layout import RELEASED_FILE
 from gitops_karmada.core.ownership import released_entries
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
-    from gitops_karmada.core.diff.guardrails import Guardrail
     from gitops_karmada.core.diff.model import DiffSide, ObjectDiff, WorkloadPlacement
+    from gitops_karmada.model.guardrails import Guardrail
     from gitops_karmada.model.keys import ObjectKey
 
 

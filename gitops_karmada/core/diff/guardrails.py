@@ -14,93 +14,17 @@ The same conditions guard the write paths (``reconcile``, ``rollback``, ``resche
 
 from __future__ import annotations
 
-import enum
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.diff.model import ChangeKind, GuardrailViolation, ProblemKind
 from gitops_karmada.core.diff.wording import percent
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER
-from gitops_karmada.model.errors import InputError
+from gitops_karmada.model.guardrails import Guardrail, GuardrailKind
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from gitops_karmada.core.diff.model import PlanDiff
-
-
-class GuardrailKind(enum.StrEnum):
-    CLUSTER_EMPTIED = "cluster-emptied"
-    REPLICAS_MOVED = "replicas-moved"
-    WORKLOAD_REMOVED = "workload-removed"
-    NAMESPACE_REMOVED = "namespace-removed"
-    MAX_DELETED = "max-deleted"
-    UNSCHEDULABLE = "unschedulable"
-    QUOTA_BLOCKED = "quota-blocked"
-    FAILED = "failed"
-    SCHEMA = "schema"
-
-
-_THRESHOLD_KINDS = {GuardrailKind.REPLICAS_MOVED, GuardrailKind.MAX_DELETED}
-
-
-class GuardrailSyntaxError(InputError):
-    """A ``--fail-on`` condition that is not one of the known ones."""
-
-
-_MOVED = re.compile(r"^replicas-moved\s*(?:>|=|:)\s*(\d+)\s*%?$")
-_DELETED = re.compile(r"^max-deleted\s*(?:=|:)\s*(\d+)$")
-
-
-@dataclass(frozen=True, slots=True)
-class Guardrail:
-    kind: GuardrailKind
-    threshold: int | None = None
-    """Percent, for ``replicas-moved``; a count of files, for ``max-deleted``."""
-
-    def __str__(self) -> str:
-        if self.kind is GuardrailKind.MAX_DELETED:
-            return f"{self.kind.value}={self.threshold}"
-        return f"{self.kind.value}>{self.threshold}%" if self.threshold is not None else self.kind.value
-
-
-def parse_guardrails(specs: Iterable[str]) -> tuple[Guardrail, ...]:
-    """The guardrails named by ``specs`` (each may hold several, comma-separated), without duplicates."""
-    found: list[Guardrail] = []
-    for spec in specs:
-        for part in spec.split(","):
-            text = part.strip().lower()
-            if not text:
-                continue
-            guardrail = _parse_one(text)
-            if guardrail not in found:
-                found.append(guardrail)
-    return tuple(found)
-
-
-def _parse_one(text: str) -> Guardrail:
-    moved = _MOVED.match(text)
-    if moved:
-        threshold = int(moved.group(1))
-        if threshold > 100:
-            raise GuardrailSyntaxError(f"{text!r}: a percentage must be at most 100")
-        return Guardrail(GuardrailKind.REPLICAS_MOVED, threshold)
-    deleted = _DELETED.match(text)
-    if deleted:
-        return Guardrail(GuardrailKind.MAX_DELETED, int(deleted.group(1)))
-    try:
-        kind = GuardrailKind(text)
-    except ValueError:
-        kind = None
-    if kind is None or kind in _THRESHOLD_KINDS:
-        spelled = {
-            GuardrailKind.REPLICAS_MOVED: "replicas-moved>N%",
-            GuardrailKind.MAX_DELETED: "max-deleted=N",
-        }
-        known = ", ".join(spelled.get(k, k.value) for k in GuardrailKind)
-        raise GuardrailSyntaxError(f"{text!r} is not a known guardrail (known: {known})")
-    return Guardrail(kind)
 
 
 _PROBLEM_KINDS = {

@@ -15,7 +15,7 @@ from gitops_karmada.core.diff.model import ChangeKind, InputChange
 from gitops_karmada.core.selectors import ImplicitPriority, resource_match_selectors_priority
 
 if TYPE_CHECKING:
-    from gitops_karmada.core.loading import Inputs
+    from gitops_karmada.model.inputs import Inputs
     from gitops_karmada.model.manifest import Manifest
 
 InputKey = tuple[str, str, str]

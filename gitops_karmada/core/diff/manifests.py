@@ -12,12 +12,12 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.core.codecs.serialize import dump_yaml
+from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.diff.fields import field_changes
 from gitops_karmada.core.diff.model import ChangeKind, ObjectDiff, SecretKeys
 from gitops_karmada.core.diff.secrets import is_secret, mask_secret_pair
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, kind_folder
-from gitops_karmada.core.serialize import dump_yaml
-from gitops_karmada.core.yaml_input import load_yaml_documents
 from gitops_karmada.model.errors import InputError
 
 if TYPE_CHECKING:

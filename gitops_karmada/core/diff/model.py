@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
-    from gitops_karmada.core.diff.placement import BoundPlacement
-    from gitops_karmada.core.loading import Inputs
+    from gitops_karmada.core.diff.bound import BoundPlacement
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
+    from gitops_karmada.model.inputs import Inputs
 
 
 class ChangeKind(enum.StrEnum):

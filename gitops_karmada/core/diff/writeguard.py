@@ -12,23 +12,19 @@ from collections import Counter
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.diff.bound import index_bindings, replicas_by_cluster
 from gitops_karmada.core.diff.compare import RELEASED_NOTE
 from gitops_karmada.core.diff.guardrails import check_guardrails
 from gitops_karmada.core.diff.model import ChangeKind, ClusterChange, ObjectDiff, PlanDiff
-from gitops_karmada.core.diff.placement import (
-    compare_placement,
-    index_bindings,
-    replicas_by_cluster,
-    template_problems,
-)
+from gitops_karmada.core.diff.placement import compare_placement, template_problems
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 
-    from gitops_karmada.core.diff.guardrails import Guardrail
-    from gitops_karmada.core.outcome import FileChange
+    from gitops_karmada.core.file_changes import FileChange
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
+    from gitops_karmada.model.guardrails import Guardrail
 
 
 def write_plan(

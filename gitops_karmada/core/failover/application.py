@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
 from gitops_karmada.core.failover.evict import (
     CRB_APPLICATION_FAILOVER_PRODUCER,
     EVICTION_REASON_APPLICATION_FAILURE,
@@ -18,7 +19,6 @@ from gitops_karmada.core.failover.evict import (
 )
 from gitops_karmada.core.failover.purge import canonical_purge_mode
 from gitops_karmada.core.failover.state import StatePreservationError, build_preserved_label_state
-from gitops_karmada.core.failover.times import format_time, parse_time, seconds
 from gitops_karmada.model.bindings import AggregatedStatusItem, GracefulEvictionTask, ResourceBindingSpec
 from gitops_karmada.model.policies import ApplicationFailoverBehavior, PurgeMode, StatePreservation
 

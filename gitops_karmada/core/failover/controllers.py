@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.binding import UNHEALTHY_SINCE_ANNOTATION
+from gitops_karmada.core.codecs.times import format_time, parse_time
 from gitops_karmada.core.failover.application import run_application_failover
 from gitops_karmada.core.failover.evict import graceful_evict_cluster
 from gitops_karmada.core.failover.eviction_queue import (
@@ -32,10 +33,9 @@ from gitops_karmada.core.failover.eviction_queue import (
 from gitops_karmada.core.failover.graceful import assess_eviction_tasks
 from gitops_karmada.core.failover.state import StatePreservationError, build_preserved_label_state
 from gitops_karmada.core.failover.taints import default_tolerations, no_execute_decision, taint_eviction_task
-from gitops_karmada.core.failover.times import format_time, parse_time
 from gitops_karmada.core.interpreter import Operation
 from gitops_karmada.core.layout import key_of_identity
-from gitops_karmada.core.observed import aggregated_status
+from gitops_karmada.core.observed.fold import aggregated_status
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from gitops_karmada.core.diff.model import GuardrailViolation
     from gitops_karmada.core.interpreter import ResourceInterpreter
-    from gitops_karmada.core.observed import ObservedStatus
+    from gitops_karmada.core.observed.fold import ObservedStatus
     from gitops_karmada.model.bindings import AggregatedStatusItem, ResourceBinding, ResourceBindingSpec
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.config import FailoverConfig

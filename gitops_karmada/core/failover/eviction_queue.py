@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.failover.times import format_precise, parse_time, seconds
+from gitops_karmada.core.codecs.times import format_precise, parse_time, seconds
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.failover.times import format_time, parse_time, seconds
+from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

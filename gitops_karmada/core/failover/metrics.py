@@ -10,8 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.core.codecs.times import parse_time
 from gitops_karmada.core.failover.eviction_queue import BINDING_QUEUE, CLUSTER_BINDING_QUEUE
-from gitops_karmada.core.failover.times import parse_time
 
 if TYPE_CHECKING:
     from gitops_karmada.core.failover.controllers import FailoverOutcome

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gitops_karmada.core.failover.jsonpath import JSONPathError, evaluate_template
+from gitops_karmada.core.codecs.jsonpath import JSONPathError, evaluate_template
 from gitops_karmada.model.policies import PurgeMode
 
 if TYPE_CHECKING:

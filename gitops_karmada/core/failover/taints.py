@@ -1,10 +1,8 @@
-"""Cluster taints from observed conditions, ClusterTaintPolicy matching and the NoExecute taint manager.
+"""ClusterTaintPolicy matching and the NoExecute taint manager.
 
-Three Karmada controllers, as pure rules over an injected ``now``:
+Two Karmada controllers, as pure rules over an injected ``now`` (the cluster controller's NoSchedule taints
+from the Ready condition are ``core.observed.conditions``):
 
-- the cluster controller (``pkg/controllers/cluster/cluster_controller.go``) keeps only NoSchedule taints:
-  Ready=False → ``cluster.karmada.io/not-ready``, Ready=Unknown → ``cluster.karmada.io/unreachable``,
-  Ready=True removes both; Ready turns Unknown when the heartbeat is older than the monitor grace period;
 - ClusterTaintPolicy (``pkg/controllers/taint/clustertaintpolicy_controller.go``) adds and removes the
   NoExecute taints an admin configured, from conditions;
 - the taint manager (``taint_manager.go``, ``pkg/util/helper/taint.go``) decides when a binding leaves a
@@ -17,17 +15,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
 from gitops_karmada.core.failover.evict import (
     EVICTION_PRODUCER_TAINT_MANAGER,
     EVICTION_REASON_TAINT_UNTOLERATED,
 )
 from gitops_karmada.core.failover.purge import canonical_purge_mode, flag_purge_mode
-from gitops_karmada.core.failover.times import format_time, parse_time, seconds
 from gitops_karmada.core.scheduler.filters import tolerates
 from gitops_karmada.core.selectors import cluster_matches
 from gitops_karmada.model.base import Taint, TaintEffect, Toleration, TolerationOperator
 from gitops_karmada.model.bindings import GracefulEvictionTask
 from gitops_karmada.model.taint_policies import MatchConditionOperator
+from gitops_karmada.model.wellknown import NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -37,50 +36,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.policies import FailoverBehavior, PurgeMode
     from gitops_karmada.model.taint_policies import ClusterTaintPolicy, MatchCondition
 
-NOT_READY_TAINT_KEY = "cluster.karmada.io/not-ready"
-UNREACHABLE_TAINT_KEY = "cluster.karmada.io/unreachable"
-CONDITION_TAINT_KEYS = frozenset({NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY})
-
-
 # -- the cluster controller ----------------------------------------------------------------------------------
-
-
-def ready_status(
-    reported: str | None,
-    heartbeat: datetime | None,
-    now: datetime,
-    *,
-    monitor_grace_seconds: float,
-    startup_grace_seconds: float,
-    ever_reported: bool,
-) -> str:
-    """Ready's status as Karmada's cluster controller would hold it at ``now``.
-
-    ``reported`` is what the last heartbeat said; a heartbeat older than the grace period (the startup one
-    for a cluster that never reported) turns it Unknown, as ``monitorClusterHealth`` does.
-    """
-    if heartbeat is None or reported is None:
-        return "Unknown"
-    grace = monitor_grace_seconds if ever_reported else startup_grace_seconds
-    if now > heartbeat + seconds(grace):
-        return "Unknown"
-    return reported
-
-
-def condition_taints(ready: str, current: Sequence[Taint], now: datetime) -> tuple[Taint, ...]:
-    """``current`` with the not-ready/unreachable NoSchedule taints set for Ready's status.
-
-    A taint already present keeps its timeAdded; the other one is removed; the rest are untouched.
-    """
-    wanted = {"False": NOT_READY_TAINT_KEY, "Unknown": UNREACHABLE_TAINT_KEY}.get(ready)
-    kept = [
-        t
-        for t in current
-        if not (t.key in CONDITION_TAINT_KEYS and t.effect is TaintEffect.NO_SCHEDULE and t.key != wanted)
-    ]
-    if wanted is not None and not any(t.key == wanted and t.effect is TaintEffect.NO_SCHEDULE for t in kept):
-        kept.append(Taint(key=wanted, effect=TaintEffect.NO_SCHEDULE, time_added=format_time(now)))
-    return tuple(kept)
 
 
 # -- ClusterTaintPolicy --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.failover.times import format_time
+from gitops_karmada.core.codecs.times import format_time
 from gitops_karmada.model.base import Taint, TaintEffect
 from gitops_karmada.model.clusters import ClusterStatus, Condition, ResourceSummary
 from gitops_karmada.model.quantity import Quantity
@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from datetime import datetime
 
-    from gitops_karmada.core.loading import Inputs
     from gitops_karmada.model.clusters import Cluster
+    from gitops_karmada.model.inputs import Inputs
 
 Identity = tuple[str, str, str, str]
 _TAINT = re.compile(r"^(?P<cluster>[a-z0-9][-a-z0-9]*):(?P<key>[^=:]+)(=(?P<value>[^:]*))?:(?P<effect>\w+)$")

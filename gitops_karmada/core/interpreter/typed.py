@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from gitops_karmada.core.interpreter.gonumbers import quantity_from_json_number
+from gitops_karmada.core.codecs.gonumbers import quantity_from_json_number
 from gitops_karmada.core.interpreter.operations import DependentObjectReference
 from gitops_karmada.core.interpreter.unstructured import FieldTypeError, is_json_array, json_type
 from gitops_karmada.model.base import LabelSelector, Toleration

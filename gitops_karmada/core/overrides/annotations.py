@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gitops_karmada.core.overrides import gojson
+from gitops_karmada.core.codecs import gojson
 from gitops_karmada.model.wellknown import APPLIED_CLUSTER_OVERRIDES_ANNOTATION, APPLIED_OVERRIDES_ANNOTATION
 
 if TYPE_CHECKING:

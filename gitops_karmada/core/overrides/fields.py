@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.core.codecs.sigsyaml import SigsYamlError, json_to_yaml, yaml_to_json
 from gitops_karmada.core.overrides.diff import ValueChange, diff_values
 from gitops_karmada.core.overrides.errors import OverriderError
 from gitops_karmada.core.overrides.patch import (
@@ -22,7 +23,6 @@ from gitops_karmada.core.overrides.patch import (
     apply_patch_to_json,
 )
 from gitops_karmada.core.overrides.pointer import PointerError, pointer_get, pointer_set
-from gitops_karmada.core.overrides.sigsyaml import SigsYamlError, json_to_yaml, yaml_to_json
 
 if TYPE_CHECKING:
     from gitops_karmada.model.overrides import FieldOverrider, FieldPatchOperation

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import TYPE_CHECKING, Any
 
-from gitops_karmada.core.overrides import gojson
+from gitops_karmada.core.codecs import gojson
 from gitops_karmada.core.overrides.pointer import go_atoi, unescape_token
 
 if TYPE_CHECKING:

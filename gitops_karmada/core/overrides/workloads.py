@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from gitops_karmada.core.overrides import gojson
+from gitops_karmada.core.codecs import gojson
 from gitops_karmada.core.overrides.errors import OverriderError
 from gitops_karmada.core.overrides.pointer import join_pointer
 

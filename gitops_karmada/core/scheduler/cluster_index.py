@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.model.base import Taint, TaintEffect
 from gitops_karmada.model.errors import InputError
+from gitops_karmada.model.wellknown import NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-NOT_READY_TAINT_KEY = "cluster.karmada.io/not-ready"
-UNREACHABLE_TAINT_KEY = "cluster.karmada.io/unreachable"
 _SCHEDULING_EFFECTS = (TaintEffect.NO_SCHEDULE, TaintEffect.NO_EXECUTE)
 
 

@@ -18,9 +18,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from gitops_karmada.core.codecs.yaml_input import YamlSyntaxError, load_yaml_documents
 from gitops_karmada.core.interpreter.requirements import pod_spec_totals
 from gitops_karmada.core.interpreter.unstructured import FieldTypeError, is_json_array, json_type
-from gitops_karmada.core.yaml_input import YamlSyntaxError, load_yaml_documents
 from gitops_karmada.model.base import Taint, is_dns1123_label
 from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, error
 from gitops_karmada.model.errors import InputError

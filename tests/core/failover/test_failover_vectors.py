@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
+from gitops_karmada.core.codecs.times import parse_time
 from gitops_karmada.core.failover.application import run_application_failover
 from gitops_karmada.core.failover.eviction_queue import eviction_pause_seconds
 from gitops_karmada.core.failover.graceful import assess_eviction_tasks
@@ -18,7 +19,6 @@ from gitops_karmada.core.failover.taints import (
     no_execute_decision,
     taint_eviction_task,
 )
-from gitops_karmada.core.failover.times import parse_time
 from gitops_karmada.model.base import Taint, Toleration
 from gitops_karmada.model.bindings import (
     AggregatedStatusItem,

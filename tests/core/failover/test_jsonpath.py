@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitops_karmada.core.failover.jsonpath import (
+from gitops_karmada.core.codecs.jsonpath import (
     MAX_NESTING,
     MAX_RESULT_BYTES,
     MAX_STEPS,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from gitops_karmada.core.codecs.times import format_precise, format_time, parse_time
 from gitops_karmada.core.failover.application import run_application_failover
 from gitops_karmada.core.failover.evict import graceful_evict_cluster
 from gitops_karmada.core.failover.eviction_queue import (
@@ -23,21 +24,18 @@ from gitops_karmada.core.failover.eviction_queue import (
 from gitops_karmada.core.failover.graceful import assess_eviction_tasks
 from gitops_karmada.core.failover.purge import canonical_purge_mode, flag_purge_mode, is_directly
 from gitops_karmada.core.failover.taints import (
-    NOT_READY_TAINT_KEY,
-    UNREACHABLE_TAINT_KEY,
     apply_taint_policies,
-    condition_taints,
     default_tolerations,
     no_execute_decision,
-    ready_status,
     taint_eviction_task,
 )
-from gitops_karmada.core.failover.times import format_precise, format_time, parse_time
+from gitops_karmada.core.observed.conditions import condition_taints, ready_status
 from gitops_karmada.model.base import Taint, TaintEffect, Toleration
 from gitops_karmada.model.bindings import AggregatedStatusItem, GracefulEvictionTask, ResourceBindingSpec
 from gitops_karmada.model.clusters import Cluster
 from gitops_karmada.model.policies import FailoverBehavior, PurgeMode
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
+from gitops_karmada.model.wellknown import NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY
 from tests.builders import cluster, cluster_doc
 
 NOW = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gitops_karmada.core.interpreter import FailureReason, LuaLimits
-from gitops_karmada.core.interpreter.gonumbers import (
+from gitops_karmada.core.codecs.gonumbers import (
     approximate_float64,
     go_json_number,
     quantity_from_json_number,
 )
+from gitops_karmada.core.interpreter import FailureReason, LuaLimits
 from gitops_karmada.core.interpreter.lua.sandbox import LuaFailure, LuaSandbox, LuaScript
 from gitops_karmada.model.quantity import Format, Quantity
 

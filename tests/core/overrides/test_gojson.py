@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from gitops_karmada.core.overrides.gojson import (
+from gitops_karmada.core.codecs.gojson import (
     GoJsonError,
     compact,
     encode,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gitops_karmada.core.overrides.goyaml_emit import marshal, natural_key_less
-from gitops_karmada.core.overrides.sigsyaml import SigsYamlError, json_to_yaml, yaml_to_json
-from gitops_karmada.core.overrides.yaml11 import is_timestamp
+from gitops_karmada.core.codecs.goyaml_emit import marshal, natural_key_less
+from gitops_karmada.core.codecs.sigsyaml import SigsYamlError, json_to_yaml, yaml_to_json
+from gitops_karmada.core.codecs.yaml11 import is_timestamp
 
 # (id, YAML text, JSON go-yaml v2 + encoding/json make of it)
 DECODES = [

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from gitops_karmada.core.codecs.gojson import encode
+from gitops_karmada.core.codecs.sigsyaml import json_to_yaml, yaml_to_json
 from gitops_karmada.core.overrides import apply_overrides
 from gitops_karmada.core.overrides.diff import changes_made, pointer_roots
-from gitops_karmada.core.overrides.gojson import encode
 from gitops_karmada.core.overrides.imageref import parse_image
 from gitops_karmada.core.overrides.patch import PatchError, PatchOperation, PatchOperator, apply_patch
-from gitops_karmada.core.overrides.sigsyaml import json_to_yaml, yaml_to_json
 from gitops_karmada.model.errors import OverrideError
 from tests.core.overrides.builders import (
     cluster,

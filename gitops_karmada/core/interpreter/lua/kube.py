@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from gitops_karmada.core.interpreter.gonumbers import approximate_float64
+from gitops_karmada.core.codecs.gonumbers import approximate_float64
 from gitops_karmada.core.interpreter.luaresult import prune_empty_tables
 from gitops_karmada.core.interpreter.poddependencies import pod_template_dependencies
 from gitops_karmada.core.interpreter.requirements import pod_template_requirements

@@ -1,0 +1,1 @@
+"""Incremental state: fingerprints, the state index, the change scope, what a long-lived process recalls."""

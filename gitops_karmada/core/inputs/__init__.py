@@ -1,0 +1,1 @@
+"""Inputs: YAML decoded as Kubernetes reads it, each document given its role, validated and defaulted."""

@@ -1,0 +1,1 @@
+"""Observed status: what member clusters report, read from their APIs, folded into inventory and records."""

@@ -1,0 +1,348 @@
+"""The daemon's worker: one reconcile at a time, coalescing, with backoff on temporary failures.
+
+Triggers (a ref event, a webhook, SIGHUP, the poll interval) only set an event; the worker wakes, lets a
+burst settle for ``debounce`` seconds, and reconciles the branch tip as it is then. A new commit on the
+status branch (``collect``) is a trigger too: member clusters' reports drive failover. A burst of N commits is
+one run of the newest. The tip the last run left (the daemon's own commit, or the source it could not
+commit for) is remembered, so the daemon's own commits never start a run, and an invalid source commit is
+reported once, not on every poll.
+
+Several daemons on one remote need no lease: the push is a compare-and-swap of the remote branch. The loser
+of a race fetches, finds the winner's reconcile commit on top of the same source, sees nothing to do
+(``unchanged_since_reconcile``) and commits nothing, so one source commit never gets two reconcile commits.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from loguru import logger
+
+from gitops_karmada.adapters.status_store import branch_ref, fetch_status_branch
+from gitops_karmada.adapters.warm_state import WarmState
+from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.diff.placement import placements_from_index
+from gitops_karmada.core.incremental.state_index import read_index
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, load_config
+from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.daemon.status import DaemonStatus, Placement, RunRecord, RunResult
+from gitops_karmada.model.errors import GitError, RunCancelled
+from gitops_karmada.usecases.reconcile import ReconcileOutcome, reconcile_and_push, reconcile_ref
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.daemon.metrics import DaemonMetrics
+
+
+@dataclass(frozen=True, slots=True)
+class WatchSettings:
+    branch: str
+    """The short branch name (``main``)."""
+    remote: str | None
+    """Remote mode: fetch this remote's ``branch`` every ``interval`` and push the result."""
+    push: bool
+    interval: float
+    allow: frozenset[str] = frozenset()
+    debounce: float = 0.2
+    backoff: float = 1.0
+    """First retry delay after a temporary failure; doubles each time up to ``max_backoff``."""
+    max_backoff: float = 300.0
+    retry_budget: float = 600.0
+    """How long failures may last before ``/readyz`` says not ready."""
+
+    @property
+    def ref(self) -> str:
+        return f"refs/heads/{self.branch}"
+
+
+class Worker:
+    def __init__(
+        self, store: GitStore, settings: WatchSettings, status: DaemonStatus, metrics: DaemonMetrics
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.status = status
+        self.metrics = metrics
+        self.lock = threading.Lock()
+        """Held during a run; readers that must not see a half-written repository take it too."""
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._handled: str | None = None
+        self._handled_status: str | None = None
+        self._failures = 0
+        self.warm = WarmState()
+        """Decoded inputs and parsed index entries kept between runs (content-addressed: never stale)."""
+        self._probe: UserCommitProbe | None = None
+        """The probe of the status-only run in progress, if any: a trigger makes it ask at once."""
+
+    # -- control, from any thread ------------------------------------------------------------------------
+
+    def trigger(self, reason: str) -> None:
+        logger.bind(logger="watch", reason=reason).debug("wake up")
+        self._wake.set()
+        probe = self._probe
+        if probe is not None:  # a webhook or ref event during a status run: is it a user commit?
+            probe.poke()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    # -- the loop ----------------------------------------------------------------------------------------
+
+    def serve(self) -> None:
+        """Run until ``stop``; the run in progress when it is called finishes first."""
+        wait = 0.0  # the first run starts at once: a restarted daemon converges without a trigger
+        while not self._stop.is_set():
+            if wait > 0 and self._wake.wait(timeout=wait) and not self._stop.is_set():
+                self._stop.wait(self.settings.debounce)  # let a burst of pushes settle into one run
+            if self._stop.is_set():
+                break
+            self._wake.clear()
+            wait = self._run_guarded()
+
+    def _run_guarded(self) -> float:
+        """One run; the delay before the next (the poll interval, the backoff after a failure, or none after
+        a run that gave way to a user commit)."""
+        started = time.time()
+        try:
+            with self.lock:
+                result = self.run_once()
+        except Exception as err:  # the daemon must outlive any one run; the error is logged and retried
+            self._failures += 1
+            delay = min(self.settings.backoff * 2.0 ** (self._failures - 1), self.settings.max_backoff)
+            if isinstance(err, GitError) and err.operation in ("fetch", "push"):
+                self.metrics.git_errors.labels(operation=err.operation).inc()
+            logger.bind(logger="watch", attempt=self._failures, retryIn=round(delay, 1)).opt(
+                exception=not isinstance(err, GitError)
+            ).error("reconcile failed, retrying in {:.1f} s: {}", delay, err)
+            self._finish(RunRecord(started, time.time() - started, self._handled or "", RunResult.ERROR,
+                                   errors=(str(err),)))  # fmt: skip
+            return delay
+        self._failures = 0
+        return 0.0 if result is RunResult.PREEMPTED else self.settings.interval
+
+    def run_once(self) -> RunResult | None:
+        """Reconcile the branch tip unless it and the status branch are what the last run left; None when
+        there was nothing to do."""
+        tip = self._tip()
+        status = self._status_tip(tip)
+        if tip == self._handled and status == self._handled_status:
+            return None
+        started, clock = time.time(), time.monotonic()
+        run = reconcile_and_push if self.settings.push else reconcile_ref
+        # user changes first: a run for a status report alone stops as soon as the branch moves
+        probe = self._user_commit_probe(tip) if tip == self._handled else nullcontext(None)
+        with probe as watching:
+            self._probe = watching
+            try:
+                outcome = run(
+                    self.store,
+                    self.settings.ref,
+                    allow=self.settings.allow,
+                    warm=self.warm,
+                    cancelled=None if watching is None else watching.arrived.is_set,
+                )
+            except RunCancelled:
+                logger.bind(logger="watch", source=tip).info(
+                    "a user commit arrived during a status run: that run stops, the commit is reconciled next"
+                )
+                self._finish(RunRecord(started, time.monotonic() - clock, tip, RunResult.PREEMPTED))
+                return RunResult.PREEMPTED
+            finally:
+                self._probe = None
+        now = self.store.resolve(self.settings.ref)
+        self._handled, self._handled_status = now, status
+        if outcome.result is not None and outcome.result.failover is not None:
+            self.metrics.count_failover(outcome.result.failover)
+        record = self._record(outcome, started, time.monotonic() - clock)
+        wrote_nothing = record.result in (RunResult.INVALID, RunResult.REFUSED)  # the last good output stays
+        self._finish(record, reconciled=None if wrote_nothing else now)
+        return record.result
+
+    def _tip(self) -> str:
+        """The commit to reconcile: the local branch, or in remote mode the fetched remote branch (the local
+        branch is moved there first; the daemon's clone holds no work of its own)."""
+        ref = self.settings.ref
+        if self.settings.remote is None:
+            return self.store.resolve(ref)
+        remote_tip = self.store.fetch(self.settings.remote, self.settings.branch)
+        local = self.store.resolve(ref)
+        if local != remote_tip:
+            self.store.move_ref(ref=ref, old=local, new=remote_tip)
+        return remote_tip
+
+    def _user_commit_probe(self, tip: str) -> UserCommitProbe:
+        remote = self.settings.remote
+        if remote is None:
+            return UserCommitProbe(
+                lambda: self.store.try_resolve(self.settings.ref), tip, min(self.settings.interval, 0.2)
+            )
+        return UserCommitProbe(
+            lambda: self.store.remote_tip(remote, self.settings.branch), tip, self.settings.interval
+        )
+
+    def status_branch(self, tip: str) -> str:
+        """The status branch the fleet at ``tip`` names (``status.branch``)."""
+        config, _ = load_config(self.store.read_file(tip, CONFIG_FILE))
+        return config.status.branch
+
+    def _status_tip(self, tip: str) -> str | None:
+        """The status branch's commit (in remote mode fetched first and kept locally): a new report is
+        reason enough for a run, and the only clock failover knows."""
+        branch = self.status_branch(tip)
+        if self.settings.remote is not None:
+            return fetch_status_branch(self.store, self.settings.remote, branch)
+        return self.store.try_resolve(branch_ref(branch))
+
+    # -- bookkeeping -------------------------------------------------------------------------------------
+
+    def _record(self, outcome: ReconcileOutcome, started: float, duration: float) -> RunRecord:
+        log = logger.bind(logger="watch", source=outcome.source, durationSeconds=round(duration, 3))
+        result = outcome.result
+        errors: tuple[str, ...] = ()
+        warnings: tuple[str, ...] = ()
+        if result is not None:
+            errors = tuple(str(d) for d in result.diagnostics if d.is_error)
+            warnings = tuple(str(d) for d in result.diagnostics if not d.is_error)
+            unmatched = sum(
+                1 for o in result.outcomes if o.match.state is ClaimState.UNMATCHED and not o.removed
+            )
+            self.metrics.unmatched.set(unmatched)
+        if outcome.up_to_date is not None:
+            kind = RunResult.UP_TO_DATE
+        elif result is None or not result.input_ok:
+            kind = RunResult.INVALID
+            for line in errors:
+                log.error("{}", line)
+            log.error(
+                "source {} has input errors: nothing written; the last good output stays", outcome.source[:12]
+            )
+        elif outcome.refused:
+            assert outcome.guard is not None
+            kind = RunResult.REFUSED
+            errors = tuple(f"{v.guardrail}: {v.detail}" for v in outcome.guard.violations)
+            self.metrics.refusals.inc()
+            log.error("guardrails refused the commit for {}: {}", outcome.source[:12], "; ".join(errors))
+        elif result.failed_templates:
+            kind = RunResult.FAILED_TEMPLATES
+        else:
+            kind = RunResult.COMMITTED if outcome.commit else RunResult.UP_TO_DATE
+        if kind in (RunResult.COMMITTED, RunResult.UP_TO_DATE, RunResult.FAILED_TEMPLATES):
+            self.metrics.last_success.set(time.time())
+            lag = time.time() - self.store.commit_time(outcome.source).timestamp()
+            self.metrics.lag.set(max(lag, 0.0))
+        # how much of the fleet the run redid: a large number for a small change says where the time went
+        redone = sum(1 for o in result.outcomes if not o.reused) if result is not None else 0
+        log.bind(result=kind.value, commit=outcome.commit or "", pushed=outcome.pushed, redone=redone).info(
+            "reconciled {}: {}{}",
+            outcome.source[:12],
+            kind.value,
+            f" {outcome.commit[:12]}" if outcome.commit else "",
+        )
+        return RunRecord(
+            started=started,
+            duration=duration,
+            source=outcome.source,
+            result=kind,
+            commit=outcome.commit or "",
+            files_changed=len(outcome.changes),
+            pushed=outcome.pushed,
+            errors=errors,
+            warnings=warnings,
+        )
+
+    def _finish(self, record: RunRecord, reconciled: str | None = None) -> None:
+        placements = self._placements(reconciled) if reconciled else None
+        if placements is not None:
+            before = {p.template: p.replicas for p in self.status.read().placements}
+            moved = tuple(p.template for p in placements if before.get(p.template) != p.replicas)
+            removed = tuple(sorted(set(before) - {p.template for p in placements}))
+            record = replace(record, moved=moved + removed)
+            for workload in (True, False):
+                count = sum(1 for p in placements if p.has_replicas is workload)
+                self.metrics.bindings.labels(workload=str(workload).lower()).set(count)
+        self.status.record(record, placements=placements, reconciled=reconciled)
+        # counted last: whoever sees the run counted sees its gauges and status too
+        self.metrics.duration.observe(record.duration)
+        self.metrics.runs.labels(result=record.result.value).inc()
+
+    def _placements(self, commit: str) -> tuple[Placement, ...] | None:
+        """Every template's placement as the state index of ``commit`` records it."""
+        config, _ = load_config(self.store.read_file(commit, CONFIG_FILE))
+        layout = RepoLayout.of(config)
+        listed = self.store.list_entries(commit, [layout.index_dir, layout.legacy_index_path])
+        found = self.store.read_blobs(sorted({e.oid for e in listed}))
+        # parsed into the warm state's lines: the next run reads this very index
+        index = read_index({e.path: found[e.oid] for e in listed}, layout, self.warm.index_lines)
+        if index is None:
+            return None
+        return tuple(
+            sorted(
+                (
+                    Placement(
+                        str(p.key),
+                        p.policy,
+                        dict(p.replicas),
+                        p.has_replicas,
+                        health=dict(index.entries[identity].health),
+                        ready=index.entries[identity].ready,
+                    )
+                    for identity, p in placements_from_index(index).items()
+                ),
+                key=lambda p: p.template,
+            )
+        )
+
+
+class UserCommitProbe:
+    """During a run: asks every ``interval`` seconds, and at once when poked, where the branch is (``look``),
+    and sets ``arrived`` once it is no longer at ``tip``. A failed question is asked again; it never stops the
+    run."""
+
+    def __init__(self, look: Callable[[], str | None], tip: str, interval: float) -> None:
+        self.arrived = threading.Event()
+        self._look = look
+        self._tip = tip
+        self._interval = max(interval, 0.05)
+        self._done = threading.Event()
+        self._asked = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="user-commit-probe", daemon=True)
+
+    def __enter__(self) -> UserCommitProbe:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self._done.set()
+        self._asked.set()
+        self._thread.join()
+
+    def poke(self) -> None:
+        """Ask now (a webhook or a ref event said something was pushed), not at the next interval."""
+        self._asked.set()
+
+    def _poll(self) -> None:
+        while True:
+            self._asked.wait(self._interval)
+            if self._done.is_set():
+                return
+            self._asked.clear()
+            try:
+                now = self._look()
+            except GitError as err:
+                logger.bind(logger="watch").debug("could not ask where the branch is: {}", err)
+                continue
+            if now != self._tip:
+                self.arrived.set()
+                return

@@ -1,0 +1,163 @@
+"""What rollback, history, verify and trace share: the tool's commits, its layout and what its records own.
+
+A commit is the tool's own when its ``Rendered-By`` trailer names gitops-karmada (reconcile and rollback
+commits carry it). A file under the clusters folder is tool-written when a record of the state folder owns
+it (``core.ownership``: binding records and FederatedResourceQuota records); released manifests and every
+other file there are the user's. Reads commits through ``GitStore`` only, never the work tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, load_bindings, load_config
+from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
+from gitops_karmada.core.ownership import Ownership, ownership
+from gitops_karmada.model import wellknown
+from gitops_karmada.model.errors import GitopsKarmadaError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from gitops_karmada.adapters.git_log import LogEntry
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.model.bindings import ResourceBinding
+    from gitops_karmada.model.config import ToolConfig
+    from gitops_karmada.model.diagnostics import Diagnostic
+
+ROLLBACK_TO_TRAILER = wellknown.ROLLBACK_TO_TRAILER
+_REGULAR_MODES = frozenset({"100644", "100664"})
+
+
+class LifecycleError(GitopsKarmadaError):
+    """A rollback, history, verify or trace request that cannot be carried out as asked."""
+
+
+def source_commit(entry: LogEntry) -> str | None:
+    """The commit whose inputs a tool commit rendered (its ``Source-Commit`` trailer)."""
+    return entry.trailers.get(wellknown.SOURCE_COMMIT_TRAILER) or None
+
+
+def is_regular_mode(mode: str | None) -> bool:
+    """Modes ``GitStore.commit`` can write back unchanged (plain, non-executable files)."""
+    return mode in _REGULAR_MODES
+
+
+def read_config(store: GitStore, rev: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
+    return load_config(store.read_file(rev, CONFIG_FILE))
+
+
+def read_layout(store: GitStore, rev: str) -> RepoLayout:
+    return RepoLayout.of(read_config(store, rev)[0])
+
+
+def read_state(store: GitStore, rev: str, layout: RepoLayout, folder: str | None = None) -> dict[str, bytes]:
+    """The state files of ``rev`` (or of its ``folder`` inside the state folder): path → content."""
+    entries = [
+        entry
+        for entry in store.list_entries(rev, [folder or layout.state_dir])
+        if layout.is_state_record(entry.path) and entry.is_regular_file
+    ]
+    blobs = store.read_blobs([entry.oid for entry in entries])
+    return {entry.path: blobs[entry.oid] for entry in entries}
+
+
+def state_ownership(
+    bindings: Iterable[ResourceBinding], state_files: Mapping[str, bytes], layout: RepoLayout
+) -> Ownership:
+    """Who owns which cluster-folder file, from a state folder's parsed records (``core.ownership``)."""
+    return ownership(bindings, state_files, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir)
+
+
+def parse_records(
+    state_files: Mapping[str, bytes], layout: RepoLayout
+) -> tuple[tuple[ResourceBinding, ...], tuple[Diagnostic, ...]]:
+    """The binding records among a state folder's files (sorted by template identity) and their problems.
+
+    Only the bindings folder holds binding records (the state folder has other files, e.g. the list of
+    released manifests), exactly as ``reconcile`` reads them.
+    """
+    prefix = layout.bindings_dir + "/"
+    bindings, diagnostics = load_bindings({p: c for p, c in state_files.items() if p.startswith(prefix)})
+    return tuple(bindings[identity] for identity in sorted(bindings)), diagnostics
+
+
+def read_ownership(store: GitStore, rev: str, layout: RepoLayout) -> Ownership:
+    """Who owns which file at ``rev``; LifecycleError when its records cannot be read (ownership unknown)."""
+    state_files = read_state(store, rev, layout)
+    bindings, diagnostics = parse_records(state_files, layout)
+    problems = [d for d in diagnostics if d.is_error]
+    if problems:
+        raise LifecycleError(
+            f"the binding records of {rev[:12]} cannot be read, so it is unknown which files the tool "
+            f"wrote: {problems[0]}"
+        )
+    return state_ownership(bindings, state_files, layout)
+
+
+def owners_of(store: GitStore, rev: str, layout: RepoLayout, paths: Iterable[str]) -> Ownership:
+    """Who owns the given cluster-folder files at ``rev``, reading only the records that could own them
+    (a manifest's binding record sits at the same place under the bindings folder), the quota records and
+    the released-manifests record."""
+    prefix = layout.clusters_dir + "/"
+    candidates = set()
+    for path in paths:
+        if path.startswith(prefix):
+            inside = path[len(prefix) :].partition("/")[2]
+            if inside:
+                candidates.add(f"{layout.bindings_dir}/{inside}")
+    entries = [
+        e
+        for e in store.list_entries(rev, [layout.state_dir])
+        if e.is_regular_file
+        and layout.is_state_record(e.path)
+        and (e.path in candidates or not e.path.startswith(layout.bindings_dir + "/"))
+    ]
+    blobs = store.read_blobs([e.oid for e in entries])
+    state_files = {e.path: blobs[e.oid] for e in entries}
+    bindings, _ = parse_records(state_files, layout)
+    return state_ownership(bindings, state_files, layout)
+
+
+def owned_paths(store: GitStore, rev: str, layout: RepoLayout) -> frozenset[str]:
+    """Tool-written files of ``rev`` (see ``read_ownership``)."""
+    return read_ownership(store, rev, layout).paths
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateReference:
+    """``KIND/NAMESPACE/NAME`` or ``KIND/NAME`` (cluster-scoped); KIND is ``Kind`` or ``Kind.group``."""
+
+    kind: str
+    group: str | None
+    """None when only the kind was given (any group matches)."""
+    namespace: str
+    name: str
+
+    @classmethod
+    def parse(cls, text: str) -> TemplateReference:
+        parts = text.split("/")
+        if len(parts) not in (2, 3) or not all(parts):
+            raise LifecycleError(
+                f"{text!r} is not KIND/NAMESPACE/NAME (or KIND/NAME for a cluster-scoped object), "
+                "e.g. Deployment/shop/cart, Deployment.apps/shop/cart or Namespace/shop"
+            )
+        kind, _, group = parts[0].partition(".")
+        namespace, name = (parts[1], parts[2]) if len(parts) == 3 else ("", parts[1])
+        return cls(kind=kind, group=group if group else None, namespace=namespace, name=name)
+
+    def record_pathspecs(self, layout: RepoLayout) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(literal paths, glob patterns) that find this template's binding record in any commit."""
+        folder = f"{layout.bindings_dir}/{self.namespace or CLUSTER_SCOPED_FOLDER}"
+        kind = self.kind.lower()  # the layout lower-cases kinds; the group stays as written
+        if self.group is not None:
+            return (f"{folder}/{kind}.{self.group}/{self.name}.yaml",), ()
+        literal = f"{folder}/{kind}/{self.name}.yaml"
+        if any(char in self.name for char in "*?[\\"):
+            return (literal,), ()  # not a Kubernetes name; never let it act as a pattern
+        return (literal,), (f"{folder}/{kind}.*/{self.name}.yaml",)
+
+    def __str__(self) -> str:
+        kind = f"{self.kind}.{self.group}" if self.group else self.kind
+        return f"{kind}/{self.namespace}/{self.name}" if self.namespace else f"{kind}/{self.name}"

@@ -1,0 +1,427 @@
+"""Reconcile a Git repository: read a branch tip, render, commit once, optionally push with retries.
+
+Used by the ``reconcile`` and ``demo`` commands (and any long-running caller). A push rejected as
+non-fast-forward means someone else pushed meanwhile: fetch, move the local branch to the remote tip,
+render again from there and retry, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import TYPE_CHECKING
+
+from loguru import logger
+
+from gitops_karmada.adapters.committed_outputs import CommittedOutputs
+from gitops_karmada.adapters.fork_pool import ForkPool
+from gitops_karmada.adapters.repository import (
+    RepositoryState,
+    StatusChoice,
+    commit_message,
+    read_commit,
+    summarize,
+    warn_uncommitted_inputs,
+)
+from gitops_karmada.adapters.status_store import branch_ref
+from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
+from gitops_karmada.core.diff.writeguard import guard, write_plan
+from gitops_karmada.core.failover.controllers import FailoverOutcome, excuse_failover
+from gitops_karmada.core.incremental.change_scope import ChangedInputs
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load, load_config
+from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.model import wellknown
+from gitops_karmada.model.errors import GitError
+from gitops_karmada.model.guardrails import parse_guardrails
+from gitops_karmada.reconcile import RenderResult, reconcile
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Mapping, Sequence
+
+    from gitops_karmada.adapters.git_blob_stream import BlobStream
+    from gitops_karmada.adapters.git_blob_writer import BlobWriter
+    from gitops_karmada.adapters.git_log import PathChange
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.adapters.warm_state import WarmState
+    from gitops_karmada.core.diff.model import PlanDiff
+    from gitops_karmada.core.file_changes import FileChange
+    from gitops_karmada.model.config import ToolConfig
+    from gitops_karmada.model.guardrails import Guardrail
+
+ALLOW_ALL = "all"
+
+PUSH_ATTEMPTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileOutcome:
+    state: RepositoryState | None
+    """The repository state read (None when nothing needed reading: see ``up_to_date``)."""
+    result: RenderResult | None
+    changes: Mapping[str, FileChange] = field(default_factory=dict)
+    commit: str | None = None
+    """The reconcile commit, or None when nothing changed (or a dry run, input errors, a guardrail)."""
+    pushed: bool = False
+    guard: PlanDiff | None = None
+    """The deletion guard's verdict on the changes (its ``violations`` refuse the commit)."""
+    reverted: tuple[str, ...] = ()
+    """Managed files edited by hand since the last reconcile that this run rewrites or deletes."""
+    up_to_date: UpToDate | None = None
+    """Nothing the pipeline reads changed since a reconcile commit of this tool version: its output stands,
+    and nothing was read or rendered."""
+
+    @property
+    def source(self) -> str:
+        """The commit the run is about."""
+        if self.up_to_date is not None:
+            return self.up_to_date.source
+        assert self.state is not None and self.state.source is not None
+        return self.state.source
+
+    @property
+    def refused(self) -> bool:
+        return self.guard is not None and bool(self.guard.violations)
+
+
+def guarded_guardrails(config: ToolConfig, allow: frozenset[str]) -> tuple[Guardrail, ...]:
+    """The repository's guardrails minus those ``--allow`` lifts (``all`` lifts every one)."""
+    if ALLOW_ALL in allow:
+        return ()
+    return tuple(g for g in parse_guardrails(config.guardrails) if g.kind.value not in allow)
+
+
+def log_failover(outcome: FailoverOutcome) -> None:
+    """One line per thing the failover controllers did, and when a later run would do more."""
+    for event in outcome.events:
+        log = logger.bind(logger="failover", cluster=event.cluster, action=event.what)
+        where = f" {event.cluster}" if event.cluster else ""
+        (log.warning if event.what == "failed" else log.info)(
+            "{}: {}{}: {}", event.template, event.what, where, event.message
+        )
+    if outcome.queue.items:
+        logger.bind(logger="failover", depth=len(outcome.queue.items)).info(
+            "{} eviction(s) wait in the eviction queue; the next turn is at {}",
+            len(outcome.queue.items),
+            outcome.queue.next_free_at,
+        )
+    if outcome.requeue_after_seconds is not None:
+        logger.bind(logger="failover").info(
+            "failover decides more in {:.0f} s: reconcile again after a status update then",
+            outcome.requeue_after_seconds,
+        )
+
+
+def write_guard(
+    state: RepositoryState, result: RenderResult, changes: Mapping[str, FileChange], allow: frozenset[str]
+) -> PlanDiff:
+    """What committing ``changes`` does to the fleet, checked against the repository's guardrails."""
+    config = state.request.config
+    outputs = state.request.output_blobs
+    plan = write_plan(
+        previous=result.previous_bindings,
+        current=result.bindings,
+        existing=state.current_blobs,
+        changes=changes,
+        clusters_dir=config.output.clusters_dir,
+        # counted from the names alone: the ids of a large tree are never listed for a small change
+        objects_before=outputs.counts() if isinstance(outputs, CommittedOutputs) else None,
+        released={path: str(o.key) for o in result.outcomes for path in o.released},
+        diagnostics=result.diagnostics,
+    )
+    checked = guard(plan, guarded_guardrails(config, allow))
+    if result.failover is not None:
+        checked = replace(checked, violations=excuse_failover(checked.violations, result.failover))
+    return checked
+
+
+def target_ref(store: GitStore, rev: str) -> str:
+    """The ref a reconcile of ``rev`` commits to: the checked-out branch, a named branch, or HEAD."""
+    if rev == "HEAD":
+        return store.head_ref() or "HEAD"
+    branch = rev if rev.startswith("refs/heads/") else f"refs/heads/{rev}"
+    try:
+        store.resolve(branch)
+    except GitError:
+        pass
+    else:
+        return branch
+    head = store.head_ref() or "HEAD"
+    if store.resolve(rev) == store.resolve(head):
+        return head
+    raise GitError(
+        "reconcile",
+        f"{rev!r} is neither HEAD nor a branch; reconcile commits on top of the revision it reads "
+        "(use --dry-run to inspect an older revision)",
+    )
+
+
+def reconcile_ref(
+    store: GitStore,
+    ref: str,
+    *,
+    dry_run: bool = False,
+    message: str | None = None,
+    reschedule: frozenset[tuple[str, str, str, str]] = frozenset(),
+    allow: frozenset[str] = frozenset(),
+    full: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    warm: WarmState | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> ReconcileOutcome:
+    """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
+
+    ``reschedule`` names templates (by group, kind, namespace, name) whose replicas are divided afresh;
+    ``allow`` lifts guardrails of the repository's configuration by name (``all``: every one); ``full``
+    redoes every template instead of reusing those whose inputs did not change; ``warm``: what a long-lived
+    caller keeps between runs (the daemon); ``cancelled``: asked during the render, True raises
+    ``RunCancelled`` before anything is written.
+    """
+    if not dry_run:
+        store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
+    config, _ = load_config(store.read_file(store.resolve(ref), CONFIG_FILE))
+    warn_uncommitted_inputs(store, ref, config)
+    since = None if reschedule or full else since_reconcile(store, ref)
+    if since is not None and since.unchanged:
+        return ReconcileOutcome(None, None, up_to_date=UpToDate(since.source, since.reconciled))
+    # the write path needs only what it redoes: reused templates' records are not read at all
+    state = read_commit(
+        store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm, status=StatusChoice.TIP
+    )
+    if since is not None and not since.others and since.source == state.source:
+        # only input files changed since the last reconcile: the templates they cannot touch stand unjudged
+        changed = changed_inputs(store, since.inputs, state.request.config)
+        state = replace(state, request=replace(state.request, changed=changed))
+    # a first run's tens of thousands of blobs are hashed once, and written while the run finishes
+    hash_blob = store.remembered_blob_id()
+    state = replace(state, request=replace(state.request, hash_blob=hash_blob))
+    writer = None if dry_run else store.blob_writer(hash_blob)
+    # the rendered files go into the object database as they are made, in whichever process makes them
+    stream = None if dry_run else store.blob_stream()
+    if stream is not None:
+        pool = state.request.fan_out
+        state = replace(
+            state,
+            request=replace(
+                state.request,
+                store=stream,
+                fan_out=replace(pool, finish=stream.seal) if isinstance(pool, ForkPool) else pool,
+            ),
+        )
+    try:
+        return _commit_result(store, ref, state, writer, stream, progress, cancelled, dry_run, message, allow)
+    finally:
+        if stream is not None:
+            stream.close()
+        if writer is not None:
+            writer.close()
+
+
+def _commit_result(
+    store: GitStore,
+    ref: str,
+    state: RepositoryState,
+    writer: BlobWriter | None,
+    stream: BlobStream | None,
+    progress: Callable[[int, int], None] | None,
+    cancelled: Callable[[], bool] | None,
+    dry_run: bool,
+    message: str | None,
+    allow: frozenset[str],
+) -> ReconcileOutcome:
+    result = reconcile(replace(state.request, progress=progress, cancelled=cancelled, emit=writer))
+    if not result.input_ok:
+        return ReconcileOutcome(state, result)
+    if result.failover is not None:
+        log_failover(result.failover)
+    changes = result.commit_changes(state.current_blobs, state.request.hash_blob)
+    checked = write_guard(state, result, changes, allow)
+    reverted = reverted_hand_edits(store, state, changes)
+    if reverted:
+        shown = ", ".join(reverted[:10]) + (f" and {len(reverted) - 10} more" if len(reverted) > 10 else "")
+        logger.bind(logger="reconciler", files=len(reverted)).warning(
+            "{} managed file(s) were edited by hand since the last reconcile; this run {} them to what the "
+            "inputs render: {} (change the inputs instead, or use a hand-written file the tool does not own)",
+            len(reverted),
+            "would revert" if dry_run or checked.violations else "reverts",
+            shown,
+        )
+    if dry_run or not changes or checked.violations:
+        return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)
+    assert state.source is not None
+    if stream is not None:
+        stream.seal()  # the stored files must all be in the object database before a commit names them
+    sha = store.commit(
+        parent=state.source,
+        ref=ref,
+        changes=changes,
+        message=commit_message(
+            state.source, summarize(result, changes, reverted), message, status_commit=state.status_commit
+        ),
+        written=writer.written() if writer is not None else None,
+    )
+    if sha is not None:
+        logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
+    return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
+
+
+@dataclass(frozen=True, slots=True)
+class UpToDate:
+    source: str
+    """The commit read."""
+    reconciled: str
+    """The tool commit whose output stands for it."""
+
+
+@dataclass(frozen=True, slots=True)
+class SinceReconcile:
+    source: str
+    """The commit read."""
+    reconciled: str
+    """Its last reconcile commit (made by this version of the tool, every template succeeded)."""
+    inputs: tuple[PathChange, ...]
+    """The input files changed since."""
+    others: bool
+    """Whether anything else the pipeline reads changed since: the configuration, the managed folders."""
+
+    @property
+    def unchanged(self) -> bool:
+        """Nothing the pipeline reads changed: a run would make exactly the reconcile commit's output."""
+        return not self.inputs and not self.others
+
+
+def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
+    """What changed since the last reconcile commit of ``ref``, when the output of that commit can stand
+    for every template the changes do not touch: it was made by this version of the tool, every template
+    succeeded in it, and the member clusters reported nothing since."""
+    head = store.resolve(ref)
+    anchor = latest_tool_commit(store, head)
+    if anchor is None or anchor.trailers.get(wellknown.RENDERED_BY_TRAILER) != RENDERED_BY:
+        return None
+    if wellknown.FAILED_TEMPLATES_TRAILER in anchor.trailers:
+        return None  # failures are retried, and reported, on every run
+    config, _ = load_config(store.read_file(head, CONFIG_FILE))
+    status_tip = store.try_resolve(branch_ref(config.status.branch))
+    if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
+        return None  # the member clusters reported something the last reconcile did not see
+    if anchor.commit == head:
+        return SinceReconcile(head, head, (), others=False)
+    is_input = input_path_filter(config)
+    watched = (
+        config.output.clusters_dir + "/",
+        config.output.state_dir + "/",
+        config.output.snapshots_dir + "/",
+    )
+    inputs = []
+    for change in store.diff(anchor.commit, head):
+        if change.path == CONFIG_FILE or change.path.startswith(watched):
+            return SinceReconcile(head, anchor.commit, (), others=True)
+        if is_input(change.path):
+            inputs.append(change)
+    return SinceReconcile(head, anchor.commit, tuple(inputs), others=False)
+
+
+def changed_inputs(
+    store: GitStore, changes: Sequence[PathChange], config: ToolConfig, asked: Collection[str] | None = None
+) -> ChangedInputs | None:
+    """The input files ``changes`` names (since a reconcile commit, ``since_reconcile``), with their
+    documents as that reconcile read them; None when there are none or those do not load (then a run judges
+    every template). ``asked``: templates whose outcome the caller reads, judged whatever changed."""
+    if not changes:
+        return None
+    before = store.read_blobs(sorted({c.old_oid for c in changes if c.old_oid is not None}))
+    loaded = load({c.path: before[c.old_oid] for c in changes if c.old_oid is not None}, config)
+    if not loaded.ok:
+        return None
+    return ChangedInputs(
+        paths=frozenset(c.path for c in changes), before=loaded.inputs, asked=frozenset(asked or ())
+    )
+
+
+def unchanged_since_reconcile(store: GitStore, ref: str) -> UpToDate | None:
+    """The last reconcile commit of ``ref``, when nothing the pipeline reads (inputs, configuration,
+    snapshots, the managed folders) changed after it (see ``since_reconcile``): then a run would make
+    exactly that output again."""
+    since = since_reconcile(store, ref)
+    if since is None or not since.unchanged:
+        return None
+    return UpToDate(since.source, since.reconciled)
+
+
+def reverted_hand_edits(
+    store: GitStore, state: RepositoryState, changes: Mapping[str, FileChange]
+) -> tuple[str, ...]:
+    """Managed paths changed by commits after the last tool commit that ``changes`` rewrites or deletes."""
+    if state.source is None or not changes:
+        return ()
+    anchor = latest_tool_commit(store, state.source)
+    if anchor is None or anchor.commit == state.source:
+        return ()
+    folders = RepoLayout.of(state.request.config).folders
+    return tuple(
+        sorted(c.path for c in store.diff(anchor.commit, state.source, folders) if c.path in changes)
+    )
+
+
+def _rebase_onto_remote(store: GitStore, ref: str, outcome: ReconcileOutcome, remote_sha: str) -> None:
+    """Move ``ref`` to the remote tip, dropping only our own reconcile commit (never a user's commit)."""
+    base = outcome.source
+    local = store.resolve(ref)
+    if local not in (base, outcome.commit) or not store.is_ancestor(base, remote_sha):
+        raise GitError(
+            "push",
+            f"{ref} and its upstream have diverged (local {local[:12]}, remote {remote_sha[:12]}); "
+            "integrate the remote changes (git pull --rebase) and run reconcile again",
+        )
+    store.move_ref(ref=ref, old=local, new=remote_sha)
+
+
+def reconcile_and_push(
+    store: GitStore,
+    ref: str,
+    *,
+    message: str | None = None,
+    allow: frozenset[str] = frozenset(),
+    full: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    warm: WarmState | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> ReconcileOutcome:
+    """Reconcile, then push to the branch's upstream; on a rejected push fetch, re-render and retry."""
+    if not ref.startswith("refs/heads/"):
+        raise GitError("push", "--push needs a branch checked out (HEAD is detached)")
+    upstream = store.upstream(ref)
+    if upstream is None:
+        raise GitError("push", f"{ref} has no upstream; set one with git branch --set-upstream-to")
+    remote, remote_branch = upstream
+    render = partial(
+        reconcile_ref,
+        store,
+        ref,
+        message=message,
+        allow=allow,
+        full=full,
+        progress=progress,
+        warm=warm,
+        cancelled=cancelled,
+    )
+    outcome = render()
+    for attempt in range(1, PUSH_ATTEMPTS + 1):
+        if outcome.up_to_date is None and (outcome.result is None or not outcome.result.input_ok):
+            return outcome
+        if outcome.refused:
+            return outcome
+        try:
+            store.push(remote, ref, remote_branch)
+        except GitError as err:
+            if not err.temporary or attempt == PUSH_ATTEMPTS:
+                raise
+            logger.bind(logger="reconciler", attempt=attempt).warning(
+                "push rejected, re-rendering: {}", err.detail
+            )
+            remote_sha = store.fetch(remote, remote_branch)
+            _rebase_onto_remote(store, ref, outcome, remote_sha)
+            outcome = render()
+            continue
+        logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
+        return replace(outcome, pushed=True)
+    return outcome
