@@ -10,7 +10,6 @@ from __future__ import annotations
 import enum
 import os
 import subprocess
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,11 +35,20 @@ from gitops_karmada.core.ownership import is_state_file
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, warning
 from gitops_karmada.model.errors import GitError
-from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha
+from gitops_karmada.reconcile import (
+    ManagedBlobs,
+    Ports,
+    ReconcileRequest,
+    RenderResult,
+    RepoSnapshot,
+    RunMode,
+    WarmCaches,
+    blob_sha,
+)
 from gitops_karmada.reconcile.context import SHALLOW_DEPTH
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from datetime import datetime
     from pathlib import Path
 
@@ -142,34 +150,38 @@ def read_commit(
     observed = ObservedStatus(view.snapshots, view.commit) if view.commit is not None else None
     clock = store.commit_time(_clock_commit(store, sha, anchor))
     request = ReconcileRequest(
-        input_files={},
-        decoded=decoded,
-        config=config,
-        config_diagnostics=(*config_diagnostics, *skipped),
-        state_files={path: blobs[oid] for path, oid in eager_state.items()},
-        state_blobs=state_blobs,
-        read_state=read_state,
-        snapshot_files={path: blobs[oid] for path, oid in snapshots.items()},
-        output_blobs=output_blobs,
-        output_edits=None
-        if full
-        else output_edits(
-            store, sha, layout, {p: o for p, o in state_blobs.items() if layout.is_index_file(p)}
+        snapshot=RepoSnapshot(
+            decoded=decoded,
+            config=config,
+            config_diagnostics=(*config_diagnostics, *skipped),
+            state_files={path: blobs[oid] for path, oid in eager_state.items()},
+            state_blobs=state_blobs,
+            snapshot_files={path: blobs[oid] for path, oid in snapshots.items()},
+            output_blobs=output_blobs,
+            output_edits=None
+            if full
+            else output_edits(
+                store, sha, layout, {p: o for p, o in state_blobs.items() if layout.is_index_file(p)}
+            ),
+            shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
+            now=rfc3339(max(clock, view.committed_at or clock)),
+            observed=observed,
+            native_schemas=packaged_schemas(),
+            generated=generated,
         ),
-        shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
-        now=rfc3339(max(clock, view.committed_at or clock)),
-        observed=observed,
-        reschedule=reschedule,
-        read_output=lambda path: store.read_file(sha, path),
-        hash_blob=store.blob_id,
-        native_schemas=packaged_schemas(),
-        generated=generated,
-        full=full,
-        materialize=materialize,
-        index_lines=warm.index_lines if warm else None,
-        classified=warm.classified if warm else None,
-        memo=warm.memo if warm else None,
-        fan_out=ForkPool(),
+        mode=RunMode(reschedule=reschedule, full=full, materialize=materialize),
+        ports=Ports(
+            read_state=read_state,
+            read_output=lambda path: store.read_file(sha, path),
+            count_outputs=output_blobs.counts,
+            hash_blob=store.blob_id,
+            fan_out=ForkPool(),
+        ),
+        caches=WarmCaches(
+            index_lines=warm.index_lines if warm else None,
+            classified=warm.classified if warm else None,
+            memo=warm.memo if warm else None,
+        ),
     )
     return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs), view.commit)
 
@@ -194,26 +206,6 @@ def _status_view(
     if recorded is None:
         return StatusView(commit=None, committed_at=None, snapshots={})
     return read_status(store, branch, recorded)
-
-
-class ManagedBlobs(Mapping[str, str]):
-    """The state folder's files, then the (lazy) cluster folders': one read-only view of the managed paths."""
-
-    def __init__(self, state: Mapping[str, str], outputs: Mapping[str, str]) -> None:
-        self._state, self._outputs = state, outputs
-
-    def __getitem__(self, path: str) -> str:
-        return self._state[path] if path in self._state else self._outputs[path]
-
-    def __contains__(self, path: object) -> bool:
-        return path in self._state or path in self._outputs
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._state
-        yield from (p for p in self._outputs if p not in self._state)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 def _entries_outside(
@@ -269,17 +261,21 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
     current = {path: blob_sha(content) for path, content in managed.items()}
     plan = source_plan(input_files)
     request = ReconcileRequest(
-        input_files=input_files,
-        config=config,
-        config_diagnostics=(*config_diagnostics, *skipped),
-        state_files={p: c for p, c in managed.items() if p.startswith(state_prefix) and is_state_file(p)},
-        snapshot_files=snapshot_files,
-        output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
-        now=rfc3339(now),
-        read_output=lambda path: (root / path).read_bytes() if (root / path).is_file() else None,
-        native_schemas=packaged_schemas(),
-        generated=render_sources(plan, root, config) if not plan.empty else {},
-        fan_out=ForkPool(),
+        snapshot=RepoSnapshot(
+            input_files=input_files,
+            config=config,
+            config_diagnostics=(*config_diagnostics, *skipped),
+            state_files={p: c for p, c in managed.items() if p.startswith(state_prefix) and is_state_file(p)},
+            snapshot_files=snapshot_files,
+            output_blobs={p: s for p, s in current.items() if p.startswith(clusters_prefix)},
+            now=rfc3339(now),
+            native_schemas=packaged_schemas(),
+            generated=render_sources(plan, root, config) if not plan.empty else {},
+        ),
+        ports=Ports(
+            read_output=lambda path: (root / path).read_bytes() if (root / path).is_file() else None,
+            fan_out=ForkPool(),
+        ),
     )
     return RepositoryState(request, None, current)
 

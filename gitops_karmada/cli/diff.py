@@ -273,20 +273,20 @@ def read_revision(
     if since is not None and since.source != state.source:
         since = None  # the ref moved since it was read: judge every template of what was read
     vouched = vouched_index(state) if asked is not None and since is not None and since.unchanged else None
-    request = replace(state.request, lint=False, full=full)  # the comparison reads errors only
+    request = state.request.with_mode(lint=False, full=full)  # the comparison reads errors only
     if vouched is not None:
         assert asked is not None
         redo = {identity for identity, entry in vouched.entries.items() if not entry.settled}
-        request = replace(request, focus=lambda key: key.identity in redo or str(key) in asked)
+        request = request.with_mode(focus=lambda key: key.identity in redo or str(key) in asked)
     elif since is not None and not since.others:
         changed = changed_inputs(store, since.inputs, request.config, asked)
-        request = replace(request, changed=changed, partial=True)
+        request = request.with_snapshot(changed=changed).with_mode(partial=True)
     result = reconcile(request)
     changes = result.changes(state.current_blobs, store.blob_id)
     committed = state.current_blobs
     overlay = {path: None if content is None else store.blob_id(content) for path, content in changes.items()}
     blobs = LayeredBlobs(state.source, committed, overlay)
-    outputs = state.request.output_blobs
+    outputs = state.request.snapshot.output_blobs
     counts = (
         blobs.cluster_counts(outputs, state.request.config.output.clusters_dir)
         if isinstance(outputs, CommittedOutputs)
@@ -307,14 +307,16 @@ def vouched_index(state: RepositoryState) -> StateIndex | None:
     """The state index of a commit a run would make exactly the output of again (nothing ``reconcile``
     reads changed since a reconcile of this engine, whose index this is)."""
     request = state.request
-    index = read_index(request.state_files, RepoLayout.of(request.config), request.index_lines)
+    index = read_index(
+        request.snapshot.state_files, RepoLayout.of(request.config), request.caches.index_lines
+    )
     return index if index is not None and index.engine == ENGINE_VERSION else None
 
 
 def read_checkout(root: Path, *, full: bool = False) -> DiffSide:
     """Render the files under ``root`` (a second checkout); the wall clock stands in for the commit time."""
     state = read_worktree(root, datetime.now(UTC))
-    result = reconcile(replace(state.request, lint=False, full=full))
+    result = reconcile(state.request.with_mode(lint=False, full=full))
     changes = result.changes(state.current_blobs)
     tree = {p: (root / p).read_bytes() for p in state.current_blobs if p not in changes}
     tree.update({p: c for p, c in changes.items() if c is not None})
@@ -343,11 +345,13 @@ def side_of(
     else:
         # the input does not load: the committed binding records stand for the placement
         records = [
-            p for p in request.state_blobs if p.startswith(f"{request.config.output.state_dir}/bindings/")
+            p
+            for p in request.snapshot.state_blobs
+            if p.startswith(f"{request.config.output.state_dir}/bindings/")
         ]
-        raw = dict(request.state_files)
-        if request.read_state is not None:
-            raw.update(request.read_state(records))
+        raw = dict(request.snapshot.state_files)
+        if request.ports.read_state is not None:
+            raw.update(request.ports.read_state(records))
         previous, _ = load_bindings({p: c for p, c in raw.items() if p in records})
         bindings = tuple(previous[identity] for identity in sorted(previous))
     return DiffSide(

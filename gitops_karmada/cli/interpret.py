@@ -106,9 +106,7 @@ def _customizations(
 ) -> tuple[ResourceInterpreterCustomization, ...]:
     if not files:
         state = read_source(repo, rev, worktree)
-        loaded = load(
-            state.request.input_files, state.request.config, state.request.decoded, state.request.generated
-        )
+        loaded = state.request.snapshot.load()
     else:
         loaded = load({str(path): path.read_bytes() for path in files}, ToolConfig())
     errors = [d for d in loaded.diagnostics if d.is_error]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -45,7 +44,9 @@ def render(
     state = read_source(repo, rev, worktree, StatusChoice.TIP)
     # explanations need every template scheduled anew (as Karmada would if it ran now)
     with template_progress() as progress:
-        request = replace(state.request, explain=with_explanations, full=with_explanations, progress=progress)
+        request = state.request.with_mode(explain=with_explanations, full=with_explanations).with_ports(
+            progress=progress
+        )
         result = reconcile(request)
     echo_diagnostics(result.diagnostics)
     if not result.input_ok:

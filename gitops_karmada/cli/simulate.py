@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -132,7 +132,7 @@ def simulate_command(
         store = GitStore.open(repo)
         state = read_commit(store, rev, materialize=False, status=StatusChoice.TIP)
         request = state.request
-        start = parse_time(request.now)
+        start = parse_time(request.snapshot.now)
         what_if = _scenario(down, taints, capacities, unhealthy, start)
         length = parse_duration(after)
         base = reconcile(request)
@@ -193,7 +193,7 @@ def _observed(
     request: ReconcileRequest, result: RenderResult, what_if: WhatIf, start: datetime, now: datetime
 ) -> ObservedStatus:
     assert result.inputs is not None
-    reported = request.observed.snapshots if request.observed is not None else {}
+    reported = request.snapshot.observed.snapshots if request.snapshot.observed is not None else {}
     snapshots = scenario_snapshots(result.inputs, reported, what_if, since=start, now=now)
     return ObservedStatus(snapshots, SIMULATED_STATUS)
 
@@ -244,7 +244,7 @@ def _run(
 
 
 def _with_what_if(request: ReconcileRequest, what_if: WhatIf) -> ReconcileRequest:
-    return replace(request, what_if=what_if)
+    return request.with_mode(what_if=what_if)
 
 
 def _entries(result: RenderResult, moment: datetime) -> list[TimelineEntry]:
@@ -295,20 +295,20 @@ def _timeline_text(timeline: Sequence[TimelineEntry], *, markdown: bool) -> str:
 
 def _side(label: str, request: ReconcileRequest, result: RenderResult) -> DiffSide:
     """The fleet ``result`` renders on top of ``request``'s repository state (nothing committed)."""
-    before: dict[str, str] = {**request.state_blobs, **request.output_blobs}
-    changes = result.changes(before, request.hash_blob)
+    before: dict[str, str] = {**request.snapshot.state_blobs, **request.snapshot.output_blobs}
+    changes = result.changes(before, request.ports.hash_blob)
     blobs = dict(before)
     for path, content in changes.items():
         if content is None:
             blobs.pop(path, None)
         else:
-            blobs[path] = request.hash_blob(content)
-    read_state, read_output = request.read_state, request.read_output
+            blobs[path] = request.ports.hash_blob(content)
+    read_state, read_output = request.ports.read_state, request.ports.read_output
 
     def read(paths: Sequence[str]) -> Mapping[str, bytes]:
-        state = [p for p in paths if p in request.state_blobs]
+        state = [p for p in paths if p in request.snapshot.state_blobs]
         found = dict(read_state(state)) if state and read_state is not None else {}
-        found.update({p: request.state_files[p] for p in state if p in request.state_files})
+        found.update({p: request.snapshot.state_files[p] for p in state if p in request.snapshot.state_files})
         for path in paths:
             content = read_output(path) if path not in found and read_output is not None else None
             if content is not None:

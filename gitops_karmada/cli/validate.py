@@ -8,7 +8,6 @@ warnings, each naming the file, the document and the field.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -76,7 +75,7 @@ def _check_rendered(repo: Path, state: RepositoryState, inputs: Inputs) -> tuple
         inputs.config.schema_check.model_copy(update={"enabled": True}), inputs.templates, packaged_schemas()
     )
     assert checker is not None
-    blobs = state.request.output_blobs
+    blobs = state.request.snapshot.output_blobs
     if state.source is None:
         files = {path: (repo / path).read_bytes() for path in blobs}
     else:
@@ -101,9 +100,9 @@ def _file_reader(repo: Path, commit: str | None) -> Callable[[str], bytes | None
 
 
 def _document_lines(path: str, request: ReconcileRequest) -> dict[int, int]:
-    documents = request.decoded.get(path) if request.decoded is not None else None
+    documents = request.snapshot.decoded.get(path) if request.snapshot.decoded is not None else None
     if documents is None:
-        raw = request.input_files.get(path)
+        raw = request.snapshot.input_files.get(path)
         if raw is None:
             return {}
         try:
@@ -141,7 +140,7 @@ def validate(repo: Path, rev: str, worktree: bool, strict: bool, rendered: bool,
     """
     state = read_source(repo, rev, worktree)
     with template_progress("checking templates") as progress:
-        result = reconcile(replace(state.request, progress=progress))
+        result = reconcile(state.request.with_ports(progress=progress))
     diagnostics = result.diagnostics
     if rendered and result.inputs is not None:
         diagnostics = (*diagnostics, *_check_rendered(repo, state, result.inputs))

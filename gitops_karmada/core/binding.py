@@ -14,6 +14,8 @@ import json
 import uuid
 from typing import TYPE_CHECKING
 
+from gitops_karmada.model.clusters import Condition
+
 if TYPE_CHECKING:
     from gitops_karmada.model.bindings import (
         ResourceBinding,
@@ -79,3 +81,32 @@ def render_notes(binding: ResourceBinding) -> dict[str, str]:
         return {}  # no notes; aggregatedStatus is what the clusters reported, not why a folder was skipped
     # records written before the annotations kept the notes in aggregatedStatus[].appliedMessage
     return {i.cluster_name: i.applied_message for i in binding.status.aggregated_status if i.applied_message}
+
+
+def carry_condition(new: Condition, previous: ResourceBinding | None, now: str) -> Condition:
+    """``new`` with the previous lastTransitionTime when the status did not change, else ``now``."""
+    old = previous.condition(new.type) if previous is not None else None
+    if old is not None and old.status == new.status and old.last_transition_time:
+        return new.model_copy(update={"last_transition_time": old.last_transition_time})
+    return new.model_copy(update={"last_transition_time": now})
+
+
+def scheduled_condition(success: bool, reason: str, message: str) -> Condition:
+    return Condition(type=SCHEDULED, status="True" if success else "False", reason=reason, message=message)
+
+
+def rendered_condition(rendered: dict[str, tuple[bool, str]]) -> Condition:
+    """``Rendered``: True when every target folder holds the manifest; else which did not, and why."""
+    missing = {name: message for name, (ok, message) in sorted(rendered.items()) if not ok}
+    notes = {name: message for name, (ok, message) in sorted(rendered.items()) if ok and message}
+    if not missing:
+        message = "Manifests are written in every target cluster's folder"
+        if notes:
+            message += "; " + "; ".join(f"{name}: {note}" for name, note in notes.items())
+        return Condition(type=RENDERED, status="True", reason="RenderSucceed", message=message)
+    return Condition(
+        type=RENDERED,
+        status="False",
+        reason="RenderFailed",
+        message="; ".join(f"{name}: {why}" for name, why in missing.items()),
+    )

@@ -1,24 +1,36 @@
-"""The run: one repository state in, the desired cluster folders and binding records out (pure)."""
+"""The run: one repository state in, the desired cluster folders and binding records out (pure).
+
+``reconcile`` (``reconcile.run``) reads as its steps: prepare → scope → judge → redo → assemble → guard.
+"""
 
 from __future__ import annotations
 
-from gitops_karmada.reconcile.run import (
+from gitops_karmada.reconcile.outcome import TemplateOutcome
+from gitops_karmada.reconcile.request import (
+    FanOut,
     Identity,
-    PreviousRun,
+    ManagedBlobs,
+    Ports,
     ReconcileRequest,
-    RenderResult,
-    TemplateOutcome,
+    RepoSnapshot,
+    RunMode,
+    WarmCaches,
     blob_sha,
-    next_request,
-    reconcile,
 )
+from gitops_karmada.reconcile.result import RenderResult, next_request
+from gitops_karmada.reconcile.run import reconcile
 
 __all__ = [
+    "FanOut",
     "Identity",
-    "PreviousRun",
+    "ManagedBlobs",
+    "Ports",
     "ReconcileRequest",
     "RenderResult",
+    "RepoSnapshot",
+    "RunMode",
     "TemplateOutcome",
+    "WarmCaches",
     "blob_sha",
     "next_request",
     "reconcile",

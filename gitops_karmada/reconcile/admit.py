@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.binding import carry_condition, scheduled_condition
 from gitops_karmada.model.diagnostics import error
 from gitops_karmada.reconcile.claims import keep_previous
-from gitops_karmada.reconcile.record import BindingInputs, build_binding, carry_condition, scheduled_condition
+from gitops_karmada.reconcile.record import BindingInputs, build_binding
 
 if TYPE_CHECKING:
     from gitops_karmada.core.quota import QuotaLedger

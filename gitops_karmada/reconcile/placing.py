@@ -10,7 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.binding import SCHEDULE_SUCCESS_MESSAGE, TEMPLATE_HASH_ANNOTATION, same_clusters
+from gitops_karmada.core.binding import (
+    SCHEDULE_SUCCESS_MESSAGE,
+    TEMPLATE_HASH_ANNOTATION,
+    same_clusters,
+    scheduled_condition,
+)
 from gitops_karmada.core.codecs.digest import template_hash
 from gitops_karmada.core.defaults import DEFAULT_SCHEDULER_NAME
 from gitops_karmada.core.detector import ClaimState
@@ -24,7 +29,6 @@ from gitops_karmada.model.errors import InterpretError
 from gitops_karmada.model.policies import ActivationPreference
 from gitops_karmada.reconcile.claims import Claim, keep_previous
 from gitops_karmada.reconcile.context import tie_break_uid
-from gitops_karmada.reconcile.record import scheduled_condition
 
 if TYPE_CHECKING:
     from gitops_karmada.model.bindings import Component, ReplicaRequirements, ResourceBinding

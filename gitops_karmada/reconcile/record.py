@@ -26,15 +26,16 @@ from typing import TYPE_CHECKING, Any
 from gitops_karmada.core.binding import (
     FINGERPRINT_ANNOTATION,
     RENDER_NOTES_ANNOTATION,
-    RENDERED,
     RENDERED_CLUSTERS_ANNOTATION,
-    SCHEDULED,
     SOURCE_ANNOTATION,
     TEMPLATE_HASH_ANNOTATION,
     UNHEALTHY_SINCE_ANNOTATION,
     binding_permanent_id,
+    carry_condition,
+    rendered_condition,
 )
 from gitops_karmada.core.layout import binding_name
+from gitops_karmada.core.observed.fold import aggregated_status, fully_applied_condition, template_status
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import ObjectMeta
 from gitops_karmada.model.bindings import (
@@ -48,12 +49,19 @@ from gitops_karmada.model.bindings import (
     ResourceBindingStatus,
     TargetCluster,
 )
-from gitops_karmada.model.clusters import Condition
 from gitops_karmada.model.policies import ConflictResolution
+from gitops_karmada.reconcile.claims import attached_conflict_resolution, attached_preserve
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gitops_karmada.core.detector import PolicyMatch
+    from gitops_karmada.model.clusters import Condition
+    from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.manifest import Manifest
+    from gitops_karmada.reconcile.claims import Claim
+    from gitops_karmada.reconcile.context import RunContext
+    from gitops_karmada.reconcile.placing import Placement
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,18 +97,6 @@ class BindingInputs:
     template_status: dict[str, Any] | None = None
     """Those reports folded into the template's status (AggregateStatus); None when nothing observed."""
     fully_applied: Condition | None = None
-
-
-def carry_condition(new: Condition, previous: ResourceBinding | None, now: str) -> Condition:
-    """``new`` with the previous lastTransitionTime when the status did not change, else ``now``."""
-    old = previous.condition(new.type) if previous is not None else None
-    if old is not None and old.status == new.status and old.last_transition_time:
-        return new.model_copy(update={"last_transition_time": old.last_transition_time})
-    return new.model_copy(update={"last_transition_time": now})
-
-
-def scheduled_condition(success: bool, reason: str, message: str) -> Condition:
-    return Condition(type=SCHEDULED, status="True" if success else "False", reason=reason, message=message)
 
 
 def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: str) -> ResourceBinding:
@@ -242,18 +238,47 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     )
 
 
-def rendered_condition(rendered: dict[str, tuple[bool, str]]) -> Condition:
-    """``Rendered``: True when every target folder holds the manifest; else which did not, and why."""
-    missing = {name: message for name, (ok, message) in sorted(rendered.items()) if not ok}
-    notes = {name: message for name, (ok, message) in sorted(rendered.items()) if ok and message}
-    if not missing:
-        message = "Manifests are written in every target cluster's folder"
-        if notes:
-            message += "; " + "; ".join(f"{name}: {note}" for name, note in notes.items())
-        return Condition(type=RENDERED, status="True", reason="RenderSucceed", message=message)
-    return Condition(
-        type=RENDERED,
-        status="False",
-        reason="RenderFailed",
-        message="; ".join(f"{name}: {why}" for name, why in missing.items()),
+def record(
+    ctx: RunContext, placed: Placement, rendered: Mapping[str, tuple[bool, str]], fingerprint: str
+) -> tuple[ResourceBinding, tuple[Diagnostic, ...]]:
+    """The binding record of a placed and rendered template, and warnings about its observed status."""
+    claimed: Claim = placed.claim
+    template = claimed.template
+    required = claimed.required
+    items: tuple[AggregatedStatusItem, ...] = ()
+    fully = None
+    folded: dict[str, Any] | None = None
+    problem: Diagnostic | None = None
+    if ctx.observed is not None:
+        holding = [name for name, (ok, _) in rendered.items() if ok]
+        items = aggregated_status(template.key.identity, holding, ctx.observed, ctx.interpreter)
+        fully = fully_applied_condition(items, [target.name for target in placed.targets])
+        before = claimed.previous.status.template_status if claimed.previous is not None else None
+        folded, problem = template_status(template, items, ctx.observed, ctx.interpreter, before)
+    binding = build_binding(
+        BindingInputs(
+            template=template,
+            match=claimed.match,
+            replicas=placed.replicas,
+            replica_requirements=placed.requirements,
+            components=placed.components,
+            clusters=placed.targets,
+            scheduled=placed.condition,
+            observed_affinity_name=placed.observed_affinity,
+            rendered=dict(rendered),
+            scheduled_changed=placed.changed,
+            reschedule_triggered_at=ctx.now if template.key.identity in ctx.reschedule else None,
+            template_hash=placed.template_hash,
+            hold_previous_spec=placed.lazy_hold,
+            required_by=tuple(r.snapshot for r in required),
+            attached_conflict_resolution=attached_conflict_resolution(required) if claimed.attached else None,
+            attached_preserve=attached_preserve(required) if claimed.attached else None,
+            fingerprint=fingerprint,
+            aggregated_status=items,
+            template_status=folded,
+            fully_applied=fully,
+        ),
+        claimed.previous,
+        ctx.now,
     )
+    return binding, (problem,) if problem is not None else ()

@@ -25,7 +25,6 @@ from gitops_karmada.adapters.status_store import (
     record_snapshots,
 )
 from gitops_karmada.core.codecs.yaml_input import YamlSyntaxError, load_yaml_documents
-from gitops_karmada.core.inputs.loading import load
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
 from gitops_karmada.core.observed.member_status import NOT_FOUND, READY, carry_over, needs_recording
 from gitops_karmada.core.observed.resource_names import crd_plurals, resource_plural
@@ -93,7 +92,7 @@ def read_fleet(store: GitStore, rev: str) -> FleetForCollect:
     """The configuration, inventory and templates of the fleet at ``rev``."""
     sha = store.resolve(rev)
     request = read_commit(store, sha).request
-    inputs = load(request.input_files, request.config, request.decoded, request.generated).inputs
+    inputs = request.snapshot.load().inputs
     return FleetForCollect(
         commit=sha,
         config=request.config,

@@ -8,7 +8,6 @@ transient scheduler state; here it is computed offline from the repository.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.binding import applied_clusters, render_notes
@@ -188,11 +187,11 @@ def explanation_text(outcome: TemplateOutcome) -> str:
 def explained(request: ReconcileRequest, reference: str, *, fresh: bool = False) -> RenderResult:
     """The run that explains ``reference`` (``fresh``: the Fresh division ``reschedule`` would make)."""
     # only the template explained is redone (and what it needs); the rest of the fleet is taken as recorded
-    request = replace(request, explain=True, focus=refers_to(reference), materialize=False)
+    request = request.with_mode(explain=True, focus=refers_to(reference), materialize=False)
     result = reconcile(request)
     if fresh and result.input_ok:
         identity = find_outcome(result, reference).key.identity
-        result = reconcile(replace(request, reschedule=frozenset({identity})))
+        result = reconcile(request.with_mode(reschedule=frozenset({identity})))
     return result
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.repository import read_commit
-from gitops_karmada.core.inputs.loading import load, load_bindings
+from gitops_karmada.core.inputs.loading import load_bindings
 from gitops_karmada.core.observed.fold import with_observed_clusters
 from gitops_karmada.core.ownership import quota_records
 from gitops_karmada.model.inputs import Inputs
@@ -47,13 +47,13 @@ def read_fleet(store: GitStore, rev: str, *, with_inputs: bool) -> FleetView:
     inputs = Inputs()
     if with_inputs:
         request = read_commit(store, sha).request
-        loaded = load(request.input_files, request.config, request.decoded, request.generated)
+        loaded = request.snapshot.load()
         inputs = loaded.inputs
-        if request.observed is not None:
+        if request.snapshot.observed is not None:
             # the clusters as the last reconcile saw them: what they reported (Ready, taints), not only the
             # inventory
-            inputs, _ = with_observed_clusters(inputs, request.observed, request.now)
-        diagnostics = (*diagnostics, *request.config_diagnostics, *loaded.diagnostics)
+            inputs, _ = with_observed_clusters(inputs, request.snapshot.observed, request.snapshot.now)
+        diagnostics = (*diagnostics, *request.snapshot.config_diagnostics, *loaded.diagnostics)
         for quota in inputs.quotas:  # an input quota not reconciled yet has no record: show its spec
             quotas.setdefault((quota.namespace, quota.name), quota)
     return FleetView(

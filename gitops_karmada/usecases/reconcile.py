@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.repository import (
     RepositoryState,
@@ -25,14 +24,11 @@ from gitops_karmada.adapters.repository import (
 )
 from gitops_karmada.adapters.status_store import branch_ref
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
-from gitops_karmada.core.diff.writeguard import guard, write_plan
-from gitops_karmada.core.failover.controllers import FailoverOutcome, excuse_failover
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load, load_config
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
-from gitops_karmada.model.guardrails import parse_guardrails
 from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
@@ -44,11 +40,9 @@ if TYPE_CHECKING:
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.core.diff.model import PlanDiff
+    from gitops_karmada.core.failover.controllers import FailoverOutcome
     from gitops_karmada.core.file_changes import FileChange
     from gitops_karmada.model.config import ToolConfig
-    from gitops_karmada.model.guardrails import Guardrail
-
-ALLOW_ALL = "all"
 
 PUSH_ATTEMPTS = 5
 
@@ -83,13 +77,6 @@ class ReconcileOutcome:
         return self.guard is not None and bool(self.guard.violations)
 
 
-def guarded_guardrails(config: ToolConfig, allow: frozenset[str]) -> tuple[Guardrail, ...]:
-    """The repository's guardrails minus those ``--allow`` lifts (``all`` lifts every one)."""
-    if ALLOW_ALL in allow:
-        return ()
-    return tuple(g for g in parse_guardrails(config.guardrails) if g.kind.value not in allow)
-
-
 def log_failover(outcome: FailoverOutcome) -> None:
     """One line per thing the failover controllers did, and when a later run would do more."""
     for event in outcome.events:
@@ -109,29 +96,6 @@ def log_failover(outcome: FailoverOutcome) -> None:
             "failover decides more in {:.0f} s: reconcile again after a status update then",
             outcome.requeue_after_seconds,
         )
-
-
-def write_guard(
-    state: RepositoryState, result: RenderResult, changes: Mapping[str, FileChange], allow: frozenset[str]
-) -> PlanDiff:
-    """What committing ``changes`` does to the fleet, checked against the repository's guardrails."""
-    config = state.request.config
-    outputs = state.request.output_blobs
-    plan = write_plan(
-        previous=result.previous_bindings,
-        current=result.bindings,
-        existing=state.current_blobs,
-        changes=changes,
-        clusters_dir=config.output.clusters_dir,
-        # counted from the names alone: the ids of a large tree are never listed for a small change
-        objects_before=outputs.counts() if isinstance(outputs, CommittedOutputs) else None,
-        released={path: str(o.key) for o in result.outcomes for path in o.released},
-        diagnostics=result.diagnostics,
-    )
-    checked = guard(plan, guarded_guardrails(config, allow))
-    if result.failover is not None:
-        checked = replace(checked, violations=excuse_failover(checked.violations, result.failover))
-    return checked
 
 
 def target_ref(store: GitStore, rev: str) -> str:
@@ -190,19 +154,18 @@ def reconcile_ref(
     if since is not None and not since.others and since.source == state.source:
         # only input files changed since the last reconcile: the templates they cannot touch stand unjudged
         changed = changed_inputs(store, since.inputs, state.request.config)
-        state = replace(state, request=replace(state.request, changed=changed))
+        state = replace(state, request=state.request.with_snapshot(changed=changed))
     # a first run's tens of thousands of blobs are hashed once, and written while the run finishes
     hash_blob = store.remembered_blob_id()
-    state = replace(state, request=replace(state.request, hash_blob=hash_blob))
+    state = replace(state, request=state.request.with_ports(hash_blob=hash_blob))
     writer = None if dry_run else store.blob_writer(hash_blob)
     # the rendered files go into the object database as they are made, in whichever process makes them
     stream = None if dry_run else store.blob_stream()
     if stream is not None:
-        pool = state.request.fan_out
+        pool = state.request.ports.fan_out
         state = replace(
             state,
-            request=replace(
-                state.request,
+            request=state.request.with_ports(
                 store=stream,
                 fan_out=replace(pool, finish=stream.seal) if isinstance(pool, ForkPool) else pool,
             ),
@@ -228,13 +191,13 @@ def _commit_result(
     message: str | None,
     allow: frozenset[str],
 ) -> ReconcileOutcome:
-    result = reconcile(replace(state.request, progress=progress, cancelled=cancelled, emit=writer))
-    if not result.input_ok:
+    request = state.request.with_ports(progress=progress, cancelled=cancelled, emit=writer)
+    result = reconcile(request.with_mode(guard=allow))
+    if not result.input_ok or result.guarded is None:
         return ReconcileOutcome(state, result)
     if result.failover is not None:
         log_failover(result.failover)
-    changes = result.commit_changes(state.current_blobs, state.request.hash_blob)
-    checked = write_guard(state, result, changes, allow)
+    changes, checked = result.guarded.changes, result.guarded.plan
     reverted = reverted_hand_edits(store, state, changes)
     if reverted:
         shown = ", ".join(reverted[:10]) + (f" and {len(reverted) - 10} more" if len(reverted) > 10 else "")

@@ -8,7 +8,7 @@ division, sticky claims). Hand-written files in the cluster folders are never de
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada import __version__
@@ -20,6 +20,7 @@ from gitops_karmada.core.inputs.loading import CONFIG_FILE, Decoded, decode, inp
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model import wellknown
 from gitops_karmada.reconcile import reconcile
+from gitops_karmada.reconcile.guard import guardrails_for
 from gitops_karmada.usecases.lifecycle import (
     ROLLBACK_TO_TRAILER,
     LifecycleError,
@@ -31,12 +32,7 @@ from gitops_karmada.usecases.lifecycle import (
     read_state,
     source_commit,
 )
-from gitops_karmada.usecases.reconcile import (
-    ReconcileOutcome,
-    guarded_guardrails,
-    reconcile_ref,
-    write_guard,
-)
+from gitops_karmada.usecases.reconcile import ReconcileOutcome, reconcile_ref
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -208,7 +204,7 @@ def _guard(
         changes=changes,
         clusters_dir=layout.clusters_dir,
     )
-    return guard(plan, guarded_guardrails(read_config(store, tip)[0], allow))
+    return guard(plan, guardrails_for(read_config(store, tip)[0], allow))
 
 
 def _guard_rerender(
@@ -222,7 +218,8 @@ def _guard_rerender(
     before anything is committed (None when the restored inputs do not load: reconcile will refuse them)."""
     state = read_commit(store, tip)
     is_input = input_path_filter(config)
-    current = state.request.decoded if state.request.decoded is not None else state.request.input_files
+    snapshot = state.request.snapshot
+    current = snapshot.decoded if snapshot.decoded is not None else snapshot.input_files
     inputs: dict[str, Decoded | bytes] = {p: c for p, c in current.items() if is_input(p)}
     for path, content in changes.items():
         if is_input(path):
@@ -231,12 +228,11 @@ def _guard_rerender(
             else:
                 inputs[path] = decode(content)
     documents = {p: decode(c) if isinstance(c, bytes) else c for p, c in inputs.items()}
-    request = replace(state.request, input_files={}, decoded=documents, config=config)
-    result = reconcile(request)
-    if not result.input_ok:
+    request = state.request.with_snapshot(input_files={}, decoded=documents, config=config)
+    result = reconcile(request.with_mode(guard=allow))
+    if not result.input_ok or result.guarded is None:
         return None
-    rerendered = replace(state, request=request)
-    return write_guard(rerendered, result, result.changes(state.current_blobs, store.blob_id), allow)
+    return result.guarded.plan
 
 
 # -- finding the output REV produced -------------------------------------------------------------------

@@ -337,7 +337,7 @@ def _hand_written(
     # after filtering: sorting the mapping itself would walk it twice (len, then iter)
     paths = sorted(
         p
-        for p in state.request.output_blobs
+        for p in state.request.snapshot.output_blobs
         if p not in result.owned and p not in result.managed and p not in found and layout.is_output(p)
     )
     disowned: frozenset[str] = frozenset()

@@ -9,7 +9,7 @@ from gitops_karmada.core.diff import DiffSide
 from gitops_karmada.core.inputs.loading import input_path_filter
 from gitops_karmada.model.bindings import ResourceBinding
 from gitops_karmada.model.config import ToolConfig
-from gitops_karmada.reconcile import ReconcileRequest, blob_sha, reconcile
+from gitops_karmada.reconcile import ReconcileRequest, RepoSnapshot, blob_sha, reconcile
 
 NOW = "2026-01-02T03:04:05Z"
 STATE_PREFIX = "karmada-state/"
@@ -32,11 +32,13 @@ def render_side(
     is_input = input_path_filter(config)
     tree = dict(previous.tree) if previous is not None else {}
     request = ReconcileRequest(
-        input_files={p: c for p, c in encoded.items() if is_input(p)},
-        config=config,
-        state_files={p: c for p, c in tree.items() if p.startswith(STATE_PREFIX)},
-        output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith(CLUSTERS_PREFIX)},
-        now=NOW,
+        snapshot=RepoSnapshot(
+            input_files={p: c for p, c in encoded.items() if is_input(p)},
+            config=config,
+            state_files={p: c for p, c in tree.items() if p.startswith(STATE_PREFIX)},
+            output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith(CLUSTERS_PREFIX)},
+            now=NOW,
+        )
     )
     result = reconcile(request)
     # the committed tree with the run's changes: reused templates keep their files as they are

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import time
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -207,8 +206,8 @@ def test_a_run_spread_over_processes_makes_what_one_process_makes(tmp_path: Path
         spread_items.append(len(items))
         return SPREAD(work, items, done)
 
-    alone = reconcile(replace(state.request, fan_out=None))
-    spread = reconcile(replace(state.request, fan_out=counted))
+    alone = reconcile(state.request.with_ports(fan_out=None))
+    spread = reconcile(state.request.with_ports(fan_out=counted))
 
     assert spread_items and spread_items[0] >= 3, "enough independent templates for three processes"
     assert alone.input_ok and alone.files
@@ -271,6 +270,6 @@ def test_a_run_is_asked_whether_it_is_cancelled_between_independent_templates(tm
         return found
 
     with pytest.raises(RunCancelled):
-        reconcile(replace(state.request, fan_out=watched, cancelled=cancelled))
+        reconcile(state.request.with_ports(fan_out=watched, cancelled=cancelled))
     assert spreading, "the templates were redone ahead of the loop"
     assert not returned, "the run stopped while they were redone"

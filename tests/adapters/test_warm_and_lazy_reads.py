@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import shutil
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import orjson
@@ -64,7 +63,7 @@ def test_edits_since_the_last_tool_commit_vouch_for_reused_files(tmp_path: Path)
     repo.write("apps/web-0.yaml", deployment("web-0", namespace="shop", image="nginx:2"))
     repo.commit("a hand edit and a template change")
     state = read_commit(GitStore.open(repo.path), "HEAD")
-    assert state.request.output_edits == frozenset({RENDERED})
+    assert state.request.snapshot.output_edits == frozenset({RENDERED})
     run = repo.cli("reconcile")
     assert "edited by hand" in run.stderr and RENDERED in run.stderr
     assert "nginx:1" in repo.read(RENDERED)
@@ -79,7 +78,7 @@ def test_an_index_edited_after_the_tool_commit_falls_back_to_comparing_files(tmp
     repo.write(RENDERED, repo.read(RENDERED).replace("nginx:1", "nginx:evil"))
     repo.commit("hand edits")
     state = read_commit(GitStore.open(repo.path), "HEAD")
-    assert state.request.output_edits is None  # the index is not the one the last tool commit wrote
+    assert state.request.snapshot.output_edits is None  # the index is not the one the last tool commit wrote
     repo.cli("reconcile")
     assert "nginx:1" in repo.read(RENDERED)
     assert repo.read(INDEX) == index
@@ -202,14 +201,14 @@ def test_a_run_that_redoes_every_template_reads_their_records_in_one_batch(tmp_p
     repo.commit("a label on member1: every fingerprint changes")
     state = read_commit(GitStore.open(repo.path), "HEAD")
     reads: list[list[str]] = []
-    read_state = state.request.read_state
+    read_state = state.request.ports.read_state
     assert read_state is not None
 
     def counted(paths: Sequence[str]) -> Mapping[str, bytes]:
         reads.append(list(paths))
         return read_state(paths)
 
-    result = reconcile(replace(state.request, read_state=counted))
+    result = reconcile(state.request.with_ports(read_state=counted))
     assert result.input_ok and not any(o.reused for o in result.outcomes)
     record_reads = [paths for paths in reads if any("/bindings/" in p for p in paths)]
     assert [sorted(p.rpartition("/")[2] for p in paths) for paths in record_reads] == [

@@ -13,7 +13,7 @@ from gitops_karmada.core.lint import cross_object_warnings
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.selectors import ImplicitPriority, resource_selector_priority
 from gitops_karmada.model.diagnostics import Severity, SourceRef
-from gitops_karmada.reconcile import ReconcileRequest, reconcile
+from gitops_karmada.reconcile import ReconcileRequest, RepoSnapshot, reconcile
 from tests.cli.test_reconcile import WEB_POLICY
 from tests.fleet import FleetRepo
 
@@ -320,8 +320,10 @@ def test_a_run_without_the_lint_has_everything_but_its_warnings() -> None:
         "    labelSelector:\n      matchExpressions:\n      - {key: app, operator: In}\n"
         "---\n" + DEPLOY + "  name: web\n  namespace: shop\n  labels: {app: web}\n"
     )
-    request = ReconcileRequest(input_files={"bad.yaml": text.encode()}, config=config, now=NOW)
-    linted, unlinted = reconcile(request), reconcile(replace(request, lint=False))
+    request = ReconcileRequest(
+        snapshot=RepoSnapshot(input_files={"bad.yaml": text.encode()}, config=config, now=NOW)
+    )
+    linted, unlinted = reconcile(request), reconcile(request.with_mode(lint=False))
     assert linted.inputs is not None
     index = PolicyIndex.build(linted.inputs.propagation_policies, linted.inputs.cluster_propagation_policies)
     lint = [str(d) for d in cross_object_warnings(linted.inputs, index)]

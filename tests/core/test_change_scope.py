@@ -14,7 +14,7 @@ from gitops_karmada.core.incremental.change_scope import ChangedInputs, touched_
 from gitops_karmada.core.incremental.state_index import StateIndex
 from gitops_karmada.core.inputs.external_sources import GeneratedSource, source_plan
 from gitops_karmada.core.inputs.loading import load, load_config
-from gitops_karmada.reconcile import ReconcileRequest, blob_sha, reconcile
+from gitops_karmada.reconcile import ReconcileRequest, RepoSnapshot, RunMode, blob_sha, reconcile
 from tests.builders import cluster_doc, configmap, cpp_doc, deployment, pp_doc, service
 
 Files = dict[str, bytes]
@@ -40,7 +40,9 @@ def _index(files: Files) -> StateIndex:
     config, _ = load_config(None)
     result = reconcile(
         ReconcileRequest(
-            input_files=files, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
+            snapshot=RepoSnapshot(
+                input_files=files, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
+            )
         )
     )
     assert result.index is not None
@@ -222,7 +224,9 @@ def test_a_run_told_of_an_inventory_change_judges_every_template(monkeypatch: py
     config, _ = load_config(None)
     first = reconcile(
         ReconcileRequest(
-            input_files=FLEET, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
+            snapshot=RepoSnapshot(
+                input_files=FLEET, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
+            )
         )
     )
     state = {p: c for p, c in first.files.items() if p.startswith("karmada-state/")}
@@ -234,13 +238,15 @@ def test_a_run_told_of_an_inventory_change_judges_every_template(monkeypatch: py
         before = load({p: FLEET[p] for p in paths}, config).inputs
         result = reconcile(
             ReconcileRequest(
-                input_files={**FLEET, **changes},
-                config=config,
-                state_files=state,
-                output_blobs=outputs,
-                now="2026-01-01T00:01:00Z",
-                changed=ChangedInputs(paths, before),
-                partial=partial,
+                snapshot=RepoSnapshot(
+                    input_files={**FLEET, **changes},
+                    config=config,
+                    state_files=state,
+                    output_blobs=outputs,
+                    now="2026-01-01T00:01:00Z",
+                    changed=ChangedInputs(paths, before),
+                ),
+                mode=RunMode(partial=partial),
             )
         )
         assert result.scoped == partial
@@ -304,7 +310,9 @@ def test_a_dependency_claimed_by_its_own_policy_follows_the_workload_that_requir
     }
     first = reconcile(
         ReconcileRequest(
-            input_files=files, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
+            snapshot=RepoSnapshot(
+                input_files=files, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
+            )
         )
     )
     assert first.index is not None
@@ -319,12 +327,14 @@ def test_a_dependency_claimed_by_its_own_policy_follows_the_workload_that_requir
     def run(changed: ChangedInputs | None) -> dict[str, bytes | None]:
         result = reconcile(
             ReconcileRequest(
-                input_files={**files, **moved},
-                config=config,
-                state_files={p: c for p, c in tree.items() if p.startswith("karmada-state/")},
-                output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith("clusters/")},
-                now="2026-01-01T00:01:00Z",
-                changed=changed,
+                snapshot=RepoSnapshot(
+                    input_files={**files, **moved},
+                    config=config,
+                    state_files={p: c for p, c in tree.items() if p.startswith("karmada-state/")},
+                    output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith("clusters/")},
+                    now="2026-01-01T00:01:00Z",
+                    changed=changed,
+                )
             )
         )
         return result.changes({p: blob_sha(c) for p, c in tree.items()})

@@ -22,7 +22,7 @@ def test_overridden_objects_are_kept_only_by_a_run_that_explains(tmp_path: Path)
     state = read_worktree(root, datetime(2026, 1, 1, tzinfo=UTC))
 
     plain = reconcile(state.request)
-    explained = reconcile(replace(state.request, explain=True))
+    explained = reconcile(state.request.with_mode(explain=True))
 
     assert plain.files == explained.files, "what is written does not depend on it"
     overridden = [

@@ -13,7 +13,6 @@ write and say exactly what the cold incremental run does.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hypothesis import HealthCheck, settings
@@ -30,7 +29,17 @@ from gitops_karmada.core.inputs.loading import load, load_config
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.model.status import ClusterStatusSnapshot
-from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, next_request, reconcile
+from gitops_karmada.reconcile import (
+    Ports,
+    ReconcileRequest,
+    RenderResult,
+    RepoSnapshot,
+    RunMode,
+    WarmCaches,
+    blob_sha,
+    next_request,
+    reconcile,
+)
 from gitops_karmada.usecases.explain import explanation
 
 if TYPE_CHECKING:
@@ -542,32 +551,34 @@ def _run(
     by_blob = {blob_sha(c): c for c in inputs.values()}
     return reconcile(
         ReconcileRequest(
-            input_files=inputs,
-            decoded=decode_inputs(
-                None,
-                {p: blob_sha(c) for p, c in inputs.items()},
-                lambda oids: {oid: by_blob[oid] for oid in oids},
-                warm.decoded,
-            )
-            if warm is not None
-            else None,
-            index_lines=warm.index_lines if warm is not None else None,
-            classified=warm.classified if warm is not None else None,
-            memo=warm.memo if warm is not None else None,
-            config=config,
-            config_diagnostics=config_diagnostics,
-            state_files={p: c for p, c in tree.items() if p.startswith("karmada-state/")},
-            output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith("clusters/")},
-            now=now,
-            read_output=tree.get,
-            full=full,
-            output_edits=edits,
-            observed=observed,
-            focus=focus,
-            changed=changed,
-            partial=partial,
-            explain=focus is not None,
-            materialize=focus is None,
+            snapshot=RepoSnapshot(
+                input_files=inputs,
+                decoded=decode_inputs(
+                    None,
+                    {p: blob_sha(c) for p, c in inputs.items()},
+                    lambda oids: {oid: by_blob[oid] for oid in oids},
+                    warm.decoded,
+                )
+                if warm is not None
+                else None,
+                config=config,
+                config_diagnostics=config_diagnostics,
+                state_files={p: c for p, c in tree.items() if p.startswith("karmada-state/")},
+                output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith("clusters/")},
+                now=now,
+                output_edits=edits,
+                observed=observed,
+                changed=changed,
+            ),
+            mode=RunMode(
+                full=full, focus=focus, partial=partial, explain=focus is not None, materialize=focus is None
+            ),
+            ports=Ports(read_output=tree.get),
+            caches=WarmCaches(
+                index_lines=warm.index_lines if warm is not None else None,
+                classified=warm.classified if warm is not None else None,
+                memo=warm.memo if warm is not None else None,
+            ),
         )
     )
 
@@ -706,13 +717,19 @@ def test_next_request_runs_as_if_the_result_had_been_committed() -> None:
     files = machine.files
     config, _ = load_config(files.get("gitops-karmada.yaml"))
     first = ReconcileRequest(
-        input_files=dict(files), config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
+        snapshot=RepoSnapshot(
+            input_files=dict(files),
+            config=config,
+            state_files={},
+            output_blobs={},
+            now="2026-01-01T00:00:00Z",
+        )
     )
     result = reconcile(first)
     committed = _commit({}, result)
     machine.put_template("shop", "a", 7, "nginx:3", "front")  # an input change between the two runs
-    second = replace(
-        next_request(first, result, now="2026-01-01T00:01:00Z", observed=None), input_files=dict(files)
+    second = next_request(first, result, now="2026-01-01T00:01:00Z", observed=None).with_snapshot(
+        input_files=dict(files)
     )
     via_next = reconcile(second)
     expected = _run(files, committed, "2026-01-01T00:01:00Z", full=False)

@@ -16,7 +16,7 @@ from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, SOURCE_ANNOTATIO
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.reconcile import ReconcileRequest, RenderResult, reconcile
+from gitops_karmada.reconcile import ReconcileRequest, RenderResult, RepoSnapshot, reconcile
 from tests.fleet import plain_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ NOW = "2026-01-02T03:04:05Z"
 
 
 def render(files: dict[str, bytes]) -> RenderResult:
-    return reconcile(ReconcileRequest(input_files=files, config=CONFIG, now=NOW))
+    return reconcile(ReconcileRequest(snapshot=RepoSnapshot(input_files=files, config=CONFIG, now=NOW)))
 
 
 def without_source(files: dict[str, bytes]) -> dict[str, bytes]:

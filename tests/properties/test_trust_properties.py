@@ -25,7 +25,7 @@ from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import DiffSide, compare
 from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load_config
-from gitops_karmada.reconcile import ReconcileRequest, RenderResult, blob_sha, reconcile
+from gitops_karmada.reconcile import Ports, ReconcileRequest, RenderResult, RepoSnapshot, blob_sha, reconcile
 from tests.fleet import plain_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,15 +46,17 @@ def run(inputs: Tree, tree: Tree, config_raw: bytes | None, now: str = NOW) -> R
     config, config_diagnostics = load_config(config_raw)
     return reconcile(
         ReconcileRequest(
-            input_files=inputs,
-            config=config,
-            config_diagnostics=config_diagnostics,
-            state_files={p: c for p, c in tree.items() if p.startswith(config.output.state_dir + "/")},
-            output_blobs={
-                p: blob_sha(c) for p, c in tree.items() if p.startswith(config.output.clusters_dir + "/")
-            },
-            now=now,
-            read_output=tree.get,
+            snapshot=RepoSnapshot(
+                input_files=inputs,
+                config=config,
+                config_diagnostics=config_diagnostics,
+                state_files={p: c for p, c in tree.items() if p.startswith(config.output.state_dir + "/")},
+                output_blobs={
+                    p: blob_sha(c) for p, c in tree.items() if p.startswith(config.output.clusters_dir + "/")
+                },
+                now=now,
+            ),
+            ports=Ports(read_output=tree.get),
         )
     )
 
