@@ -22,12 +22,12 @@ if TYPE_CHECKING:
     from gitops_karmada.model.clusters import Condition
     from gitops_karmada.reconcile.context import RunContext
     from gitops_karmada.reconcile.outcome import TemplateOutcome
-    from gitops_karmada.reconcile.placing import Placement
+    from gitops_karmada.reconcile.placing import Placed
 
 
 def admit(
-    ctx: RunContext, ledger: QuotaLedger, placed: Placement
-) -> tuple[QuotaLedger, Placement | TemplateOutcome]:
+    ctx: RunContext, ledger: QuotaLedger, placed: Placed
+) -> tuple[QuotaLedger, Placed | TemplateOutcome]:
     """The next ledger, and the placement (possibly emptied, for a new binding) or the held outcome."""
     claim = placed.claim
     if claim.attached or placed.condition is None:

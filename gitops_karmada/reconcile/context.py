@@ -118,7 +118,7 @@ class RunContext:
         depth = self.clusters_dir.count("/") + SHALLOW_DEPTH
         return frozenset(p for p in self.output_blobs if p.count("/") < depth)
 
-    @property
+    @functools.cached_property
     def layout(self) -> RepoLayout:
         return RepoLayout.of(self.config)
 

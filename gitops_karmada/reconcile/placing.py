@@ -1,6 +1,6 @@
 """Place: interpret a claimed template and schedule it when Karmada would (the scheduler's half of the run).
 
-Returns a ``Placement``: replicas, requirements or components, the target clusters, the Scheduled condition
+Returns a ``Placed``: replicas, requirements or components, the target clusters, the Scheduled condition
 and why scheduling ran (or why the previous result was kept: an orphaned binding, a Lazy policy holding
 its change, a Divided workload whose placement and replicas did not change). Pure.
 """
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
-class Placement:
+class Placed:
     claim: Claim
     replicas: int
     requirements: ReplicaRequirements | None
@@ -59,7 +59,7 @@ class Placement:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
-def place(ctx: RunContext, claim: Claim) -> Placement | TemplateOutcome:
+def place(ctx: RunContext, claim: Claim) -> Placed | TemplateOutcome:
     """Interpret and schedule ``claim``; a template that cannot be interpreted keeps its previous result."""
     template, match, prev = claim.template, claim.match, claim.previous
     key = template.key
@@ -78,7 +78,7 @@ def place(ctx: RunContext, claim: Claim) -> Placement | TemplateOutcome:
         and prev.metadata.annotations.get(TEMPLATE_HASH_ANNOTATION) == current_hash
     )
     observed = prev.status.scheduler_observed_affinity_name if prev is not None else ""
-    base = Placement(
+    base = Placed(
         claim=claim,
         replicas=replicas,
         requirements=requirements,
@@ -103,6 +103,16 @@ def place(ctx: RunContext, claim: Claim) -> Placement | TemplateOutcome:
     if match.state is ClaimState.ORPHANED or lazy_hold:
         assert prev is not None
         return replace(base, targets=prev.spec.clusters, condition=_kept_condition(prev))
+    return _by_policy(ctx, base)
+
+
+def _by_policy(ctx: RunContext, base: Placed) -> Placed:
+    """Schedule as the claiming policy says, when Karmada would (``core.scheduler.triggers``)."""
+    claim = base.claim
+    template, match, prev = claim.template, claim.match, claim.previous
+    key = template.key
+    replicas, requirements, components = base.replicas, base.requirements, base.components
+    observed = base.observed_affinity
     assert match.policy is not None
     scheduler = match.policy.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
     if scheduler != DEFAULT_SCHEDULER_NAME:
@@ -143,8 +153,8 @@ def place(ctx: RunContext, claim: Claim) -> Placement | TemplateOutcome:
 
 
 def _other_scheduler(
-    base: Placement, scheduler: str, prev: ResourceBinding | None, template: Manifest
-) -> Placement:
+    base: Placed, scheduler: str, prev: ResourceBinding | None, template: Manifest
+) -> Placed:
     """Karmada's scheduler leaves a binding for another scheduler alone: no result, or the one it had."""
     kept = prev.spec.clusters if prev is not None else ()
     outcome = "its previous clusters are kept" if kept else "it stays unscheduled and nothing is rendered"

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.reconcile.claims import Claim
     from gitops_karmada.reconcile.context import RunContext
-    from gitops_karmada.reconcile.placing import Placement
+    from gitops_karmada.reconcile.placing import Placed
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,6 +101,18 @@ class BindingInputs:
 
 def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: str) -> ResourceBinding:
     """The binding record for one template (see the module docstring)."""
+    key = inputs.template.key
+    return ResourceBinding(
+        api_version=wellknown.WORK_API_VERSION,
+        kind="ResourceBinding" if key.namespace else "ClusterResourceBinding",
+        metadata=_metadata(inputs, previous),
+        spec=ResourceBindingSpec(**_spec_fields(inputs, previous)),
+        status=_status(inputs, previous, now),
+    )
+
+
+def _metadata(inputs: BindingInputs, previous: ResourceBinding | None) -> ObjectMeta:
+    """The record's name, its claim labels and annotations, and where its manifests were written."""
     template, match = inputs.template, inputs.match
     key = template.key
     policy = match.policy
@@ -136,13 +148,31 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
             annotations[RENDER_NOTES_ANNOTATION] = json.dumps(
                 notes, separators=(",", ":"), ensure_ascii=False
             )
-    metadata = ObjectMeta(
+    return ObjectMeta(
         name=binding_name(key),
         **({"namespace": key.namespace} if key.namespace else {}),
         labels=dict(sorted(labels.items())),
         annotations=dict(sorted(annotations.items())),
     )
 
+
+_POLICY_FIELDS = (
+    "placement",
+    "scheduler_name",
+    "propagate_deps",
+    "failover",
+    "conflict_resolution",
+    "suspension",
+    "preserve_resources_on_deletion",
+    "schedule_priority",
+)
+"""The binding's fields that come from its policy."""
+
+
+def _spec_fields(inputs: BindingInputs, previous: ResourceBinding | None) -> dict[str, object]:
+    """The resource, its replicas or components, the clusters, and the policy's fields."""
+    template, policy = inputs.template, inputs.match.policy
+    key = template.key
     spec_fields: dict[str, object] = {
         "resource": ObjectReference(
             api_version=key.api_version,
@@ -180,19 +210,13 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     elif previous is not None:
         # an orphaned binding keeps the policy fields it was built with (Karmada leaves them as they are);
         # so does one whose Lazy policy changed while its template did not
-        prev = previous.spec
-        for name in (
-            "placement",
-            "scheduler_name",
-            "propagate_deps",
-            "failover",
-            "conflict_resolution",
-            "suspension",
-            "preserve_resources_on_deletion",
-            "schedule_priority",
-        ):
-            if name in prev.model_fields_set:
-                spec_fields[name] = getattr(prev, name)
+        spec_fields.update(
+            {
+                name: getattr(previous.spec, name)
+                for name in _POLICY_FIELDS
+                if name in previous.spec.model_fields_set
+            }
+        )
     if inputs.required_by:
         spec_fields["required_by"] = inputs.required_by
         if policy is None:
@@ -206,8 +230,12 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     if previous is not None and previous.spec.graceful_eviction_tasks:
         # the failover controllers own the tasks (core.failover); the scheduler never undoes them
         spec_fields["graceful_eviction_tasks"] = previous.spec.graceful_eviction_tasks
-    spec = ResourceBindingSpec(**spec_fields)
+    return spec_fields
 
+
+def _status(inputs: BindingInputs, previous: ResourceBinding | None, now: str) -> ResourceBindingStatus:
+    """The conditions (each keeping its transition time while its status stays), lastScheduledTime, and
+    what the member clusters reported."""
     conditions = [carry_condition(inputs.scheduled, previous, now)] if inputs.scheduled is not None else []
     status_fields: dict[str, object] = {}
     if inputs.observed_affinity_name:
@@ -228,18 +256,11 @@ def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: 
     if inputs.template_status:
         status_fields["template_status"] = inputs.template_status
     status_fields["conditions"] = tuple(conditions)
-    status = ResourceBindingStatus(**status_fields)
-    return ResourceBinding(
-        api_version=wellknown.WORK_API_VERSION,
-        kind="ResourceBinding" if key.namespace else "ClusterResourceBinding",
-        metadata=metadata,
-        spec=spec,
-        status=status,
-    )
+    return ResourceBindingStatus(**status_fields)
 
 
 def record(
-    ctx: RunContext, placed: Placement, rendered: Mapping[str, tuple[bool, str]], fingerprint: str
+    ctx: RunContext, placed: Placed, rendered: Mapping[str, tuple[bool, str]], fingerprint: str
 ) -> tuple[ResourceBinding, tuple[Diagnostic, ...]]:
     """The binding record of a placed and rendered template, and warnings about its observed status."""
     claimed: Claim = placed.claim

@@ -1,240 +1,59 @@
-"""One rendered manifest per (template, target cluster), in the order Karmada's binding controller uses.
+"""Render targets: one placed template's manifest filed in each target cluster's folder (``ensureWork``).
 
-``ensureWork`` (``pkg/controllers/binding/common.go``): copy the template, write the cluster's replica
-count (ReviseReplica, Divided placements only) and divide Job completions, apply ClusterOverridePolicies
-then OverridePolicies, then stamp the claim metadata Karmada puts on member objects. Server-set fields
-are pruned first, as ``prune.RemoveIrrelevantFields`` does, so a manifest exported from a live cluster
-renders clean.
+Clusters that get the same replicas, completions, override rules, schema version and injected labels get the
+same bytes, so each distinct render key is rendered once (``reconcile.manifest``) and shared. A target whose
+folder cannot or must not take the manifest (the cluster left the inventory, dispatching is suspended, a
+hand-written file is in the way or in place) keeps what it has and says why; a failure keeps the previous
+file and is reported once per cause, naming every cluster it stops.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Container, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import orjson
-
-from gitops_karmada.core.binding import applied_clusters, binding_permanent_id
+from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.codecs.serialize import dump_yaml
-from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.failover.purge import is_directly
-from gitops_karmada.core.failover.state import inject_labels, labels_to_inject
-from gitops_karmada.core.interpreter import Operation
-from gitops_karmada.core.layout import binding_name, object_path
-from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
-from gitops_karmada.core.overrides.apply import thaw
-from gitops_karmada.core.overrides.errors import OverridePolicyError
-from gitops_karmada.core.scheduler import divide_job_completions
-from gitops_karmada.core.schema_check import NO_SCHEMA, SCHEMA_CODE, SchemaProblem, SchemaVerdict
-from gitops_karmada.model import wellknown
-from gitops_karmada.model.bindings import ResourceBinding, TargetCluster
-from gitops_karmada.model.config import FeatureGate, UnknownKinds
-from gitops_karmada.model.diagnostics import Diagnostic, error, warning
+from gitops_karmada.core.failover.state import labels_to_inject
+from gitops_karmada.model.bindings import TargetCluster
+from gitops_karmada.model.config import FeatureGate
+from gitops_karmada.model.diagnostics import Diagnostic, warning
 from gitops_karmada.model.errors import GitopsKarmadaError, InterpretError, OverrideError
-from gitops_karmada.model.keys import group_of
-from gitops_karmada.model.policies import ConflictResolution, ReplicaSchedulingType
 from gitops_karmada.reconcile.claims import attached_conflict_resolution, required_clusters
-from gitops_karmada.reconcile.context import tie_break_uid
 from gitops_karmada.reconcile.dispatch import should_suspend_dispatching
+from gitops_karmada.reconcile.manifest import (
+    blocking_entry,
+    job_completions,
+    needs_replica_revision,
+    origin,
+    provenance_header,
+    render_manifest,
+    work_conflict_resolution,
+)
+from gitops_karmada.reconcile.render_problems import (
+    failure_key,
+    invalid_manifest,
+    render_error,
+    schema_verdict,
+    unchecked_warning,
+)
 
 if TYPE_CHECKING:
-    from gitops_karmada.core.detector import PolicyMatch
-    from gitops_karmada.core.overrides.provenance import FieldChange
+    from collections.abc import Mapping
+
+    from gitops_karmada.core.overrides import OverrideResult
     from gitops_karmada.core.overrides.selection import Rankings
+    from gitops_karmada.core.schema_check import SchemaVerdict
+    from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.clusters import Cluster
-    from gitops_karmada.model.manifest import Manifest
-    from gitops_karmada.model.overrides import AnyOverridePolicy
-    from gitops_karmada.model.policies import Suspension
+    from gitops_karmada.model.policies import ConflictResolution, Suspension
     from gitops_karmada.reconcile.context import RunContext
-    from gitops_karmada.reconcile.placing import Placement
+    from gitops_karmada.reconcile.placing import Placed
+    from gitops_karmada.reconcile.render_problems import RenderKey, VerdictKey
 
-ReviseReplica = Callable[[Mapping[str, Any], int], dict[str, Any]]
-
-_JOB_GENERATED_LABELS = (
-    "controller-uid",
-    "batch.kubernetes.io/controller-uid",
-    "job-name",
-    "batch.kubernetes.io/job-name",
-)
-
-
-def deep_copy(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A deep copy of a JSON-like mapping made of dicts and lists only (orjson round trip: ~5x faster than
-    ``copy.deepcopy``)."""
-    try:
-        copied = orjson.loads(orjson.dumps(body))
-    except (TypeError, orjson.JSONEncodeError):  # integers beyond 64 bits, non-string keys
-        copied = thaw(body)
-    assert isinstance(copied, dict)
-    return copied
-
-
-def prune(body: dict[str, Any]) -> None:
-    """Remove what the API server sets and a member cluster must not receive (in place, on a copy)."""
-    body.pop("status", None)
-    metadata = body.get("metadata")
-    if isinstance(metadata, dict):
-        for field in wellknown.PRUNED_METADATA_FIELDS:
-            metadata.pop(field, None)
-        annotations = metadata.get("annotations")
-        if isinstance(annotations, dict):
-            annotations.pop(wellknown.KUBECTL_LAST_APPLIED_ANNOTATION, None)
-            annotations.pop(wellknown.DEPLOYMENT_REVISION_ANNOTATION, None)
-            if not annotations:
-                metadata.pop("annotations")
-    kind, api_version = body.get("kind"), body.get("apiVersion")
-    spec = body.get("spec")
-    if not isinstance(spec, dict):
-        return
-    if kind == "Service" and api_version == "v1":
-        # cluster IPs are allocated by each member cluster; a headless service keeps "None"
-        if spec.get("clusterIP") not in (None, "None"):
-            spec.pop("clusterIP", None)
-            spec.pop("clusterIPs", None)
-        spec.pop("healthCheckNodePort", None)
-    elif kind == "Job" and api_version == "batch/v1" and spec.get("manualSelector") is not True:
-        # the selector and its labels were generated by the control plane's job controller
-        spec.pop("selector", None)
-        template_meta = (
-            spec.get("template", {}).get("metadata") if isinstance(spec.get("template"), dict) else None
-        )
-        if isinstance(template_meta, dict) and isinstance(template_meta.get("labels"), dict):
-            for label in _JOB_GENERATED_LABELS:
-                template_meta["labels"].pop(label, None)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClaimMetadata:
-    """Labels and annotations Karmada stamps on every member object of a binding."""
-
-    labels: Mapping[str, str]
-    annotations: Mapping[str, str]
-
-
-def claim_metadata(
-    *,
-    policy_kind: str | None,
-    policy_namespace: str,
-    policy_name: str,
-    policy_id: str,
-    binding_name: str,
-    binding_namespace: str,
-    binding_id: str,
-    conflict_resolution: ConflictResolution,
-) -> ClaimMetadata:
-    labels: dict[str, str] = {wellknown.MANAGED_BY_LABEL: "true"}
-    annotations: dict[str, str] = {}
-    if policy_kind == "PropagationPolicy":
-        labels[wellknown.PP_PERMANENT_ID_LABEL] = policy_id
-        annotations[wellknown.PP_NAME_ANNOTATION] = policy_name
-        annotations[wellknown.PP_NAMESPACE_ANNOTATION] = policy_namespace
-    elif policy_kind == "ClusterPropagationPolicy":
-        labels[wellknown.CPP_PERMANENT_ID_LABEL] = policy_id
-        annotations[wellknown.CPP_NAME_ANNOTATION] = policy_name
-    if binding_namespace:
-        labels[wellknown.RESOURCE_BINDING_PERMANENT_ID_LABEL] = binding_id
-        annotations["resourcebinding.karmada.io/name"] = binding_name
-        annotations["resourcebinding.karmada.io/namespace"] = binding_namespace
-    else:
-        labels[wellknown.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL] = binding_id
-        annotations["clusterresourcebinding.karmada.io/name"] = binding_name
-    annotations[wellknown.CONFLICT_RESOLUTION_ANNOTATION] = conflict_resolution.value.lower()
-    return ClaimMetadata(labels=labels, annotations=annotations)
-
-
-def stamp(body: dict[str, Any], claim: ClaimMetadata) -> None:
-    """Merge the claim labels and annotations into ``body``; existing keys are overwritten.
-
-    ``metadata`` and its maps are replaced, never modified, so structure shared with other objects
-    is left alone.
-    """
-    metadata = dict(body.get("metadata") or {})
-    if claim.labels:
-        metadata["labels"] = {**(metadata.get("labels") or {}), **claim.labels}
-    if claim.annotations:
-        metadata["annotations"] = {**(metadata.get("annotations") or {}), **claim.annotations}
-    body["metadata"] = metadata
-
-
-def work_conflict_resolution(
-    template_annotations: Mapping[str, str], binding_value: ConflictResolution | None
-) -> str:
-    """``mergeConflictResolution``: the template annotation (exactly ``overwrite``/``abort``) wins."""
-    value = template_annotations.get(wellknown.CONFLICT_RESOLUTION_ANNOTATION)
-    if value in ("overwrite", "abort"):
-        return value
-    return "overwrite" if binding_value is ConflictResolution.OVERWRITE else "abort"
-
-
-def needs_replica_revision(replicas: int, scheduling_type: ReplicaSchedulingType | None) -> bool:
-    """``needReviseReplicas``: only Divided placements of workloads with replicas write per-cluster counts."""
-    return replicas > 0 and scheduling_type is ReplicaSchedulingType.DIVIDED
-
-
-# -- provenance and release ----------------------------------------------------------------------------------
-
-_CLAIM_LABELS = (
-    wellknown.MANAGED_BY_LABEL,
-    wellknown.PP_PERMANENT_ID_LABEL,
-    wellknown.CPP_PERMANENT_ID_LABEL,
-    wellknown.RESOURCE_BINDING_PERMANENT_ID_LABEL,
-    wellknown.CLUSTER_RESOURCE_BINDING_PERMANENT_ID_LABEL,
-)
-_CLAIM_ANNOTATIONS = (
-    wellknown.PP_NAME_ANNOTATION,
-    wellknown.PP_NAMESPACE_ANNOTATION,
-    wellknown.CPP_NAME_ANNOTATION,
-    "resourcebinding.karmada.io/name",
-    "resourcebinding.karmada.io/namespace",
-    "clusterresourcebinding.karmada.io/name",
-    wellknown.CONFLICT_RESOLUTION_ANNOTATION,
-    wellknown.APPLIED_OVERRIDES_ANNOTATION,
-    wellknown.APPLIED_CLUSTER_OVERRIDES_ANNOTATION,
-)
-_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def provenance_header(source: str, origin: str) -> str:
-    """The comment line that starts every rendered manifest: where it came from and why it is here.
-
-    No commit id: the source commit of a file is the ``Source-Commit`` trailer of the commit that last
-    changed it (putting it in the file would rewrite every file on every commit).
-    """
-    return f"# Rendered by gitops-karmada from {_UNPRINTABLE.sub('?', source)} via {origin}; do not edit.\n"
-
-
-RELEASED_HEADER = (
-    "# Released by gitops-karmada: its template was deleted and its policy had "
-    "preserveResourcesOnDeletion: true. No longer managed; edit or delete it by hand.\n"
-)
-
-
-def release(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The manifest without Karmada's claim labels and annotations (preserveResourcesOnDeletion)."""
-    released = dict(body)
-    metadata = dict(released.get("metadata") or {})
-    for field, names in (("labels", _CLAIM_LABELS), ("annotations", _CLAIM_ANNOTATIONS)):
-        values = metadata.get(field)
-        if isinstance(values, Mapping):
-            kept = {k: v for k, v in values.items() if k not in names}
-            if kept:
-                metadata[field] = kept
-            else:
-                metadata.pop(field, None)
-    released["metadata"] = metadata
-    return released
-
-
-# -- render targets: the ensureWork equivalent of one template ---------------------------------------------
-
-OverrideSignature = frozenset[tuple[str, str, str, int]]
-RenderKey = tuple[
-    int | None, int | None, OverrideSignature, tuple[int, int] | None, tuple[tuple[str, str], ...]
-]
-"""What a rendered manifest depends on besides the template: replicas, completions, override rules, the
-schema version its cluster is checked against, and the labels a failover injects."""
+Rendering = tuple[bytes, "OverrideResult"] | GitopsKarmadaError
+"""One render key's manifest and override result, or why it could not be made."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,413 +71,238 @@ class RenderedTargets:
     diagnostics: tuple[Diagnostic, ...]
 
 
-def render_targets(ctx: RunContext, placed: Placement) -> RenderedTargets:
-    """Render ``placed`` once per distinct (replicas, completions, override rules) and file it per cluster."""
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What every target of one template shares: the policy fields that apply, and how to render."""
+
+    placed: Placed
+    targets: tuple[TargetCluster, ...]
+    """The template's targets, then the clusters of the workloads requiring it."""
+    suspension: Suspension | None
+    revise: bool
+    """Write each cluster's replica count (a Divided placement)."""
+    conflict_resolution: str
+    header: str
+    completions: Mapping[str, int]
+    previously: frozenset[str]
+    """The clusters whose folders hold this template's manifest now."""
+
+
+@dataclass(slots=True)
+class _Filing:
+    """What filing one template's targets collects (private to ``render_targets``)."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    keep: set[str] = field(default_factory=set)
+    paths: dict[str, str] = field(default_factory=dict)
+    rendered: dict[str, tuple[bool, str]] = field(default_factory=dict)
+    overrides: dict[str, OverrideResult] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    made: dict[RenderKey, Rendering] = field(default_factory=dict)
+    """Each distinct render key's rendering: clusters sharing a key share the bytes."""
+    sharing: dict[RenderKey, list[str]] = field(default_factory=dict)
+    verdicts: dict[VerdictKey, SchemaVerdict] = field(default_factory=dict)
+    rankings: Rankings = field(default_factory=dict)
+    """The override policies selecting this template, ranked once for all clusters."""
+
+
+def render_targets(ctx: RunContext, placed: Placed) -> RenderedTargets:
+    """Render ``placed`` once per distinct render key and file it per cluster."""
+    plan = _plan(ctx, placed)
+    filing = _Filing()
+    for target in plan.targets:
+        _file(ctx, plan, target, filing)
+    prev = placed.claim.previous
+    if prev is not None:
+        _keep_evicted(ctx, prev, plan, filing)
+    _report(ctx, placed, filing)
+    return RenderedTargets(
+        files=filing.files,
+        keep=frozenset(filing.keep),
+        paths=filing.paths,
+        rendered=filing.rendered,
+        overrides=filing.overrides,
+        diagnostics=tuple(filing.diagnostics),
+    )
+
+
+def _plan(ctx: RunContext, placed: Placed) -> _Plan:
     claim = placed.claim
     template, match, prev, required = claim.template, claim.match, claim.previous, claim.required
-    key = template.key
-    subject = str(key)
-    diagnostics: list[Diagnostic] = []
     binding_resolution: ConflictResolution | None
-    suspension: Suspension | None
     if claim.attached:
-        placement = None
-        binding_resolution = attached_conflict_resolution(required)
-        suspension = None
+        placement, binding_resolution, suspension = None, attached_conflict_resolution(required), None
     elif placed.lazy_hold or match.policy is None:
         effective = prev.spec if prev is not None else None
         placement = effective.placement if effective is not None else None
         binding_resolution = effective.conflict_resolution if effective is not None else None
         suspension = effective.suspension if effective is not None else None
     else:
-        placement = match.policy.spec.placement
-        binding_resolution = match.policy.spec.conflict_resolution
-        suspension = match.policy.spec.suspension
+        spec = match.policy.spec
+        placement, binding_resolution, suspension = spec.placement, spec.conflict_resolution, spec.suspension
     strategy = placement.replica_scheduling if placement is not None else None
     revise = needs_replica_revision(
         placed.replicas, strategy.replica_scheduling_type if strategy is not None else None
     )
-    previously = set(applied_clusters(prev)) if prev is not None else set()
-    conflict_resolution = work_conflict_resolution(template.annotations, binding_resolution)
-    header = provenance_header(str(template.source), origin(match))
-    completions = job_completions(template, placed.targets) if revise else {}
     own = {t.name for t in placed.targets}
-    targets = (
-        *placed.targets,
-        *(TargetCluster(name=t.name) for t in required_clusters(required) if t.name not in own),
+    return _Plan(
+        placed=placed,
+        targets=(
+            *placed.targets,
+            *(TargetCluster(name=t.name) for t in required_clusters(required) if t.name not in own),
+        ),
+        suspension=suspension,
+        revise=revise,
+        conflict_resolution=work_conflict_resolution(template.annotations, binding_resolution),
+        header=provenance_header(str(template.source), origin(match)),
+        completions=job_completions(template, placed.targets) if revise else {},
+        previously=frozenset(applied_clusters(prev)) if prev is not None else frozenset(),
     )
-    files: dict[str, bytes] = {}
-    keep: set[str] = set()
-    rankings: Rankings = {}  # the override policies selecting this template, ranked once for all clusters
-    overrides: dict[str, OverrideResult] = {}
-    paths: dict[str, str] = {}
-    rendered: dict[str, tuple[bool, str]] = {}
-    # clusters that get the same replicas, completions and override rules get the same bytes: render once
-    made: dict[RenderKey, tuple[bytes, OverrideResult] | GitopsKarmadaError] = {}
-    sharing: dict[RenderKey, list[str]] = {}
-    # replicas are the scheduler's non-negative integers: manifests that differ only there share a verdict
-    verdicts: dict[tuple[int | None, OverrideSignature, tuple[int, int] | None], SchemaVerdict] = {}
-    inside = object_path(key)
-    inject_gate = ctx.gate(FeatureGate.STATEFUL_FAILOVER_INJECTION)
-    for target in targets:
-        path = f"{ctx.clusters_dir}/{target.name}/{inside}"
-        paths[target.name] = path
-        ours = target.name in previously
-        cluster = ctx.clusters.get(target.name)
-        if cluster is None or should_suspend_dispatching(suspension, target.name):
-            # a target that left the inventory (and could not be rescheduled) or whose dispatching is
-            # suspended: what is in its folder stays exactly as it is
-            if ours:
-                keep.add(path)
-            why = "the cluster left the inventory" if cluster is None else "dispatching is suspended"
-            rendered[target.name] = (ours, f"{why}: the folder was left as it was")
-            continue
-        blocker = blocking_entry(path, ctx.shallow_outputs) if ctx.shallow_outputs else None
-        if blocker is not None:
-            message = (
-                f"{blocker} is a file or symbolic link gitops-karmada did not write, where {path} needs a "
-                "folder: nothing was written there (move it away to let the tool write)"
-            )
-            rendered[target.name] = (False, message)
-            diagnostics.append(warning(message, template.source, subject=subject))
-            continue
-        if path in ctx.output_blobs and not ours and conflict_resolution != "overwrite":
-            message = (
-                f"{path} exists and was not written by gitops-karmada; conflictResolution is Abort, "
-                "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the "
-                "template work.karmada.io/conflict-resolution: overwrite, to take it over)"
-            )
-            rendered[target.name] = (False, message)
-            diagnostics.append(warning(message, template.source, subject=subject))
-            continue
-        injected = (
-            labels_to_inject(prev.spec, target.name, target_cluster_count=len(targets), gate_on=inject_gate)
-            if prev is not None and prev.spec.graceful_eviction_tasks
-            else {}
+
+
+def _file(ctx: RunContext, plan: _Plan, target: TargetCluster, filing: _Filing) -> None:
+    """File the manifest of one target cluster, or say why its folder is left as it is."""
+    template = plan.placed.claim.template
+    path = ctx.layout.manifest_path(target.name, template.key)
+    filing.paths[target.name] = path
+    ours = target.name in plan.previously
+    cluster = ctx.clusters.get(target.name)
+    if cluster is None or should_suspend_dispatching(plan.suspension, target.name):
+        # a target that left the inventory (and could not be rescheduled) or whose dispatching is
+        # suspended: what is in its folder stays exactly as it is
+        if ours:
+            filing.keep.add(path)
+        why = "the cluster left the inventory" if cluster is None else "dispatching is suspended"
+        filing.rendered[target.name] = (ours, f"{why}: the folder was left as it was")
+        return
+    blocked = _blocked(ctx, plan, path, ours)
+    if blocked is not None:
+        filing.rendered[target.name] = (False, blocked)
+        filing.diagnostics.append(warning(blocked, template.source, subject=str(template.key)))
+        return
+    injected = _injected(ctx, plan, target)
+    signature: RenderKey = (
+        target.replicas if plan.revise else None,
+        plan.completions.get(target.name),
+        ctx.override_signatures.get(target.name, frozenset()),
+        ctx.schema_check.version_for(cluster.status.kubernetes_version) if ctx.schema_check else None,
+        tuple(sorted(injected.items())),
+    )
+    filing.sharing.setdefault(signature, []).append(target.name)
+    if signature not in filing.made:
+        filing.made[signature] = _render(ctx, plan, target, cluster, injected, signature, filing)
+    done = filing.made[signature]
+    if isinstance(done, GitopsKarmadaError):
+        # reported once per distinct failure (``_report``), naming every cluster it stops
+        if ours:
+            filing.keep.add(path)
+        filing.rendered[target.name] = (ours, f"cannot render: {done}" if not ours else "")
+        return
+    content, result = done
+    filing.overrides[target.name] = result  # shared by every cluster with the same render key
+    filing.files[path] = content
+    filing.rendered[target.name] = (True, "")
+
+
+def _blocked(ctx: RunContext, plan: _Plan, path: str, ours: bool) -> str | None:
+    """Why ``path`` must not be written: a file the tool did not write is in the way or in its place."""
+    blocker = blocking_entry(path, ctx.shallow_outputs) if ctx.shallow_outputs else None
+    if blocker is not None:
+        return (
+            f"{blocker} is a file or symbolic link gitops-karmada did not write, where {path} needs a "
+            "folder: nothing was written there (move it away to let the tool write)"
         )
-        signature: RenderKey = (
-            target.replicas if revise else None,
-            completions.get(target.name),
-            ctx.override_signatures.get(target.name, frozenset()),
-            ctx.schema_check.version_for(cluster.status.kubernetes_version) if ctx.schema_check else None,
-            tuple(sorted(injected.items())),
+    if path in ctx.output_blobs and not ours and plan.conflict_resolution != "overwrite":
+        return (
+            f"{path} exists and was not written by gitops-karmada; conflictResolution is Abort, "
+            "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the "
+            "template work.karmada.io/conflict-resolution: overwrite, to take it over)"
         )
-        sharing.setdefault(signature, []).append(target.name)
-        if signature not in made:
-            try:
-                body, result = _render_one(
-                    ctx,
-                    template,
-                    match,
-                    target.replicas,
-                    cluster,
-                    revise,
-                    completions.get(target.name),
-                    conflict_resolution,
-                    injected,
-                    rankings,
-                )
-                verdict = _schema_verdict(ctx, body, cluster, signature, verdicts)
-                invalid = _invalid(ctx, verdict, result)
-                # the object lives on in the file; a run that explains nothing does not keep it twice
-                kept = result if ctx.explain else result.without_object()
-                made[signature] = invalid or ((header + dump_yaml(body)).encode(), kept)
-            except (OverrideError, InterpretError) as err:
-                made[signature] = err
-        done = made[signature]
-        if isinstance(done, GitopsKarmadaError):
-            # reported once per distinct failure below, naming every cluster it stops
-            if ours:
-                keep.add(path)
-            rendered[target.name] = (ours, f"cannot render: {done}" if not ours else "")
-            continue
-        content, result = done
-        overrides[target.name] = result  # shared by every cluster with the same render key
-        files[path] = content
-        rendered[target.name] = (True, "")
-    if prev is not None:
-        _keep_evicted(ctx, prev, inside, previously, paths, keep, rendered)
+    return None
+
+
+def _injected(ctx: RunContext, plan: _Plan, target: TargetCluster) -> Mapping[str, str]:
+    """The labels a failover preserved for this cluster's copy (StatefulFailoverInjection)."""
+    prev = plan.placed.claim.previous
+    if prev is None or not prev.spec.graceful_eviction_tasks:
+        return {}
+    gate = ctx.gate(FeatureGate.STATEFUL_FAILOVER_INJECTION)
+    return labels_to_inject(prev.spec, target.name, target_cluster_count=len(plan.targets), gate_on=gate)
+
+
+def _render(
+    ctx: RunContext,
+    plan: _Plan,
+    target: TargetCluster,
+    cluster: Cluster,
+    injected: Mapping[str, str],
+    signature: RenderKey,
+    filing: _Filing,
+) -> Rendering:
+    """One render key's file (header and YAML) and override result, checked against the cluster's schema."""
+    claim = plan.placed.claim
+    try:
+        body, result = render_manifest(
+            ctx,
+            claim.template,
+            claim.match,
+            target.replicas,
+            cluster,
+            plan.revise,
+            plan.completions.get(target.name),
+            plan.conflict_resolution,
+            injected,
+            filing.rankings,
+        )
+        verdict = schema_verdict(ctx, body, cluster, signature, filing.verdicts)
+        invalid = invalid_manifest(ctx, verdict, result)
+        # the object lives on in the file; a run that explains nothing does not keep it twice
+        kept = result if ctx.explain else result.without_object()
+        return invalid or ((plan.header + dump_yaml(body)).encode(), kept)
+    except (OverrideError, InterpretError) as err:
+        return err
+
+
+def _report(ctx: RunContext, placed: Placed, filing: _Filing) -> None:
+    """The renders' warnings (once per render key) and failures (once per cause, with every cluster)."""
+    template = placed.claim.template
+    subject = str(template.key)
     failures: dict[object, tuple[GitopsKarmadaError, list[str]]] = {}
-    for signature, names in sharing.items():
-        done = made[signature]
+    for signature, names in filing.sharing.items():
+        done = filing.made[signature]
         if isinstance(done, GitopsKarmadaError):
-            failures.setdefault(_failure_key(done), (done, []))[1].extend(names)
+            failures.setdefault(failure_key(done), (done, []))[1].extend(names)
         else:
             also = f" (the same on {', '.join(names[1:])})" if len(names) > 1 else ""
-            diagnostics.extend(warning(w + also, template.source, subject=subject) for w in done[1].warnings)
-    diagnostics.extend(_render_error(ctx, template, sorted(names), err) for err, names in failures.values())
-    unchecked = _unchecked_warning(ctx, template, verdicts.values())
-    if unchecked is not None:
-        diagnostics.append(unchecked)
-    return RenderedTargets(
-        files=files,
-        keep=frozenset(keep),
-        paths=paths,
-        rendered=rendered,
-        overrides=overrides,
-        diagnostics=tuple(diagnostics),
+            filing.diagnostics.extend(
+                warning(w + also, template.source, subject=subject) for w in done[1].warnings
+            )
+    filing.diagnostics.extend(
+        render_error(ctx, template, sorted(names), err) for err, names in failures.values()
     )
+    unchecked = unchecked_warning(ctx, template, filing.verdicts.values())
+    if unchecked is not None:
+        filing.diagnostics.append(unchecked)
 
 
-def _keep_evicted(
-    ctx: RunContext,
-    prev: ResourceBinding,
-    inside: str,
-    previously: set[str],
-    paths: dict[str, str],
-    keep: set[str],
-    rendered: dict[str, tuple[bool, str]],
-) -> None:
+def _keep_evicted(ctx: RunContext, prev: ResourceBinding, plan: _Plan, filing: _Filing) -> None:
     """Keep the copy in each cluster a Gracefully or Never eviction task still holds (Karmada keeps that
     Work until the task ends); a Directly task's copy goes at once, with the task's cluster out of the
     result."""
+    key = plan.placed.claim.template.key
     for task in prev.spec.graceful_eviction_tasks:
         name = task.from_cluster
-        if name in paths or name not in previously or is_directly(task.purge_mode):
+        if name in filing.paths or name not in plan.previously or is_directly(task.purge_mode):
             continue
-        path = f"{ctx.clusters_dir}/{name}/{inside}"
-        paths[name] = path
-        keep.add(path)
+        path = ctx.layout.manifest_path(name, key)
+        filing.paths[name] = path
+        filing.keep.add(path)
         until = (
             "a user sets suppressDeletion to false"
             if task.suppress_deletion
             else "the new placement reports healthy or the grace period ends"
         )
-        rendered[name] = (
+        filing.rendered[name] = (
             True,
             f"evicted ({task.reason or 'failover'}, purgeMode {task.purge_mode}): kept until {until}",
         )
-
-
-def origin(match: PolicyMatch) -> str:
-    """How a template came to be propagated, for the provenance header."""
-    if match.policy is not None:
-        policy = match.policy
-        return f"{policy.kind} {policy.namespace + '/' if policy.namespace else ''}{policy.name}"
-    if match.state is ClaimState.NAMESPACE_SYNC:
-        return "namespace sync"
-    return "a deleted policy (placement kept)"
-
-
-def blocking_entry(path: str, existing: Container[str]) -> str | None:
-    """An existing file or symbolic link at a parent of ``path`` (writing ``path`` would replace it)."""
-    parent = path.rpartition("/")[0]
-    while parent:
-        if parent in existing:
-            return parent
-        parent = parent.rpartition("/")[0]
-    return None
-
-
-def job_completions(template: Manifest, targets: tuple[TargetCluster, ...]) -> dict[str, int]:
-    """A Divided Job's completions split over its clusters in proportion to their replicas (Webster)."""
-    key = template.key
-    spec = template.body.get("spec")
-    if key.kind != "Job" or group_of(key.api_version) != "batch" or not isinstance(spec, Mapping):
-        return {}
-    total = spec.get("completions")
-    if not isinstance(total, int) or isinstance(total, bool):
-        return {}
-    return {t.name: t.replicas for t in divide_job_completions(total, targets, tie_break_uid(template))}
-
-
-def _render_one(
-    ctx: RunContext,
-    template: Manifest,
-    match: PolicyMatch,
-    replicas: int,
-    cluster: Cluster,
-    revise: bool,
-    completions: int | None,
-    conflict_resolution: str,
-    injected: Mapping[str, str],
-    rankings: Rankings,
-) -> tuple[dict[str, Any], OverrideResult]:
-    key = template.key
-    body = deep_copy(template.body)
-    prune(body)
-    if revise and ctx.interpreter.hook_enabled(key.api_version, key.kind, Operation.REVISE_REPLICA):
-        body = ctx.interpreter.revise_replica(body, replicas)
-    if completions is not None:
-        body["spec"] = {**body["spec"], "completions": completions}
-    # ``body`` is this rendering's own copy (a revised object is a new one): the overrides need not copy it
-    result = apply_overrides(
-        body,
-        cluster,
-        ctx.inputs.cluster_override_policies,
-        ctx.inputs.override_policies,
-        owned=True,
-        rankings=rankings,
-    )
-    body = annotate_applied_overrides(result.object, result)
-    if injected:
-        # the state a failover preserved, after the override policies (Karmada's binding controller)
-        body = inject_labels(body, injected)
-    policy = match.policy
-    stamp(
-        body,
-        claim_metadata(
-            policy_kind=policy.kind if policy is not None else None,
-            policy_namespace=policy.namespace if policy is not None else "",
-            policy_name=policy.name if policy is not None else "",
-            policy_id=match.permanent_id,
-            binding_name=binding_name(key),
-            binding_namespace=key.namespace,
-            binding_id=binding_permanent_id(template),
-            conflict_resolution=ConflictResolution.OVERWRITE
-            if conflict_resolution == "overwrite"
-            else ConflictResolution.ABORT,
-        ),
-    )
-    return body, result
-
-
-class InvalidManifestError(GitopsKarmadaError):
-    """A rendered manifest its cluster's API server would refuse; it is not written."""
-
-    def __init__(
-        self, checked_against: str, problems: tuple[SchemaProblem, ...], result: OverrideResult
-    ) -> None:
-        self.checked_against = checked_against
-        self.problems = problems
-        self.result = result
-        super().__init__("; ".join(f"{p.field or '(object)'}: {p.message}" for p in problems))
-
-    def blame(self, problem: SchemaProblem) -> FieldChange | None:
-        """The override change that produced the offending field, if one did."""
-        pointer = problem.pointer
-        for change in self.result.changes:
-            if (
-                pointer == change.path
-                or pointer.startswith(change.path + "/")
-                or change.path.startswith(pointer + "/")
-            ):
-                return change
-        return None
-
-
-def _schema_verdict(
-    ctx: RunContext,
-    body: Mapping[str, Any],
-    cluster: Cluster,
-    signature: RenderKey,
-    verdicts: dict[tuple[int | None, OverrideSignature, tuple[int, int] | None], SchemaVerdict],
-) -> SchemaVerdict | None:
-    """``body`` checked against its cluster's schema (once per completions, override rules and version)."""
-    if ctx.schema_check is None:
-        return None
-    key = (signature[1], signature[2], signature[3])
-    if key not in verdicts:
-        verdicts[key] = ctx.schema_check.check(body, cluster.status.kubernetes_version)
-    return verdicts[key]
-
-
-def _invalid(
-    ctx: RunContext, verdict: SchemaVerdict | None, result: OverrideResult
-) -> InvalidManifestError | None:
-    if verdict is None:
-        return None
-    if verdict.problems:
-        return InvalidManifestError(verdict.checked_against, verdict.problems, result)
-    if not verdict.checked_against and ctx.config.schema_check.unknown_kinds is UnknownKinds.ERROR:
-        problem = SchemaProblem("", NO_SCHEMA + " (schemaCheck.unknownKinds: Error)")
-        return InvalidManifestError("", (problem,), result)
-    return None
-
-
-def _unchecked_warning(
-    ctx: RunContext, template: Manifest, verdicts: Iterable[SchemaVerdict]
-) -> Diagnostic | None:
-    """One warning for a template no schema knows (schemaCheck.unknownKinds: Warn, the default)."""
-    if ctx.schema_check is None or ctx.config.schema_check.unknown_kinds is not UnknownKinds.WARN:
-        return None
-    if not any(not v.checked_against for v in verdicts):
-        return None
-    key = template.key
-    return warning(
-        f"{NO_SCHEMA}: {key.api_version} {key.kind} is neither a Kubernetes kind nor defined by a "
-        "CustomResourceDefinition in the repository, so its manifests were not schema-checked "
-        "(commit the CRD, or set schemaCheck.unknownKinds: Ignore)",
-        template.source,
-        subject=str(key),
-    )
-
-
-def _failure_key(err: GitopsKarmadaError) -> object:
-    if isinstance(err, OverridePolicyError):
-        return (
-            err.policy,
-            err.rule_index,
-            err.overrider,
-            err.overrider_index,
-            err.path,
-            err.sub_path,
-            err.detail,
-        )
-    return str(err)
-
-
-def _render_error(
-    ctx: RunContext, template: Manifest, clusters: list[str], err: GitopsKarmadaError
-) -> Diagnostic:
-    """A render failure at the document to fix: the failing override policy's rule, else the template."""
-    where = ", ".join(repr(name) for name in clusters)
-    plural = "s" if len(clusters) > 1 else ""
-    subject = str(template.key)
-    if isinstance(err, OverridePolicyError):
-        policy = err.policy
-        source = ctx.inputs.sources.get((policy.kind.value, policy.namespace, policy.name))
-        candidates: list[AnyOverridePolicy] = [
-            *ctx.inputs.override_policies,
-            *ctx.inputs.cluster_override_policies,
-        ]
-        wanted = (policy.kind.value, policy.namespace, policy.name)
-        spec = next((p.spec for p in candidates if (p.kind, p.namespace, p.name) == wanted), None)
-        rule = (
-            f"spec.overrideRules[{err.rule_index}]." if spec is not None and spec.override_rules else "spec."
-        )
-        field = f"{rule}overriders.{err.overrider}[{err.overrider_index}]"
-        at = f"{err.path}#{err.sub_path}" if err.sub_path else err.path
-        message = (
-            f"cannot override {subject} (from {template.source}) for cluster{plural} {where}"
-            + (f" at {at}" if at else "")
-            + f": {err.detail}"
-        )
-        return error(message, source, field, subject=subject)
-    if isinstance(err, InvalidManifestError):
-        return _schema_error(ctx, template, clusters, err)
-    return error(f"cannot render for cluster{plural} {where}: {err}", template.source, subject=subject)
-
-
-def _schema_error(
-    ctx: RunContext, template: Manifest, clusters: list[str], err: InvalidManifestError
-) -> Diagnostic:
-    """Names the clusters, the files, the template, and the override rule that produced the field."""
-    subject = str(template.key)
-    inside = object_path(template.key)
-    files = ", ".join(f"{ctx.clusters_dir}/{name}/{inside}" for name in clusters)
-    parts = []
-    blamed: FieldChange | None = None
-    for problem in err.problems:
-        change = err.blame(problem)
-        by = (
-            f" (set by {change.source} at {change.location})"
-            if change is not None
-            else " (from the template)"
-        )
-        parts.append(f"{problem.field or '(object)'}: {problem.message}{by}")
-        blamed = blamed or change
-    against = f"the {err.checked_against} schema" if err.checked_against else "the schema check"
-    message = (
-        f"schema: {subject} (from {template.source}) rendered for cluster{'s' if len(clusters) > 1 else ''} "
-        f"{', '.join(repr(c) for c in clusters)} ({files}) fails {against}, so it was "
-        f"not written: {'; '.join(parts)}"
-    )
-    if blamed is not None:
-        policy = blamed.policy
-        source = ctx.inputs.sources.get((policy.kind.value, policy.namespace, policy.name))
-        field = (
-            f"spec.overrideRules[{blamed.rule_index}].overriders.{blamed.overrider}[{blamed.overrider_index}]"
-        )
-        return error(message, source, field, subject=subject, code=SCHEMA_CODE)
-    return error(message, template.source, err.problems[0].field, subject=subject, code=SCHEMA_CODE)

@@ -29,8 +29,8 @@ from gitops_karmada.core.quota import federated_quota_status, member_quota_statu
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import Diagnostic, warning
 from gitops_karmada.model.errors import InputError
+from gitops_karmada.reconcile.manifest import RELEASED_HEADER, blocking_entry, provenance_header, release
 from gitops_karmada.reconcile.outcome import TemplateOutcome
-from gitops_karmada.reconcile.render import RELEASED_HEADER, blocking_entry, provenance_header, release
 
 if TYPE_CHECKING:
     from collections.abc import Callable

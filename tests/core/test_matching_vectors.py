@@ -34,7 +34,7 @@ from gitops_karmada.model.bindings import (
 )
 from gitops_karmada.model.policies import ConflictResolution, ResourceSelector, Suspension
 from gitops_karmada.reconcile.dispatch import merge_target_clusters, should_suspend_dispatching
-from gitops_karmada.reconcile.render import work_conflict_resolution
+from gitops_karmada.reconcile.manifest import work_conflict_resolution
 from tests.builders import cpp, manifest, pp
 
 VECTORS = yaml.safe_load((Path(__file__).parents[1] / "vectors" / "matching.yaml").read_text())["cases"]

@@ -13,8 +13,8 @@ from gitops_karmada.core.quota import (
     AdmissionOperation,
     QuotaCheckOutcome,
     SkipReason,
-    admit,
     is_quota_relevant_change,
+    review_binding,
 )
 from gitops_karmada.model.bindings import ResourceBindingSpec
 from gitops_karmada.model.quantity import Quantity
@@ -103,7 +103,7 @@ def test_skip_rules(
     frqs: list[FederatedResourceQuota],
     reason: SkipReason,
 ) -> None:
-    answer = admit(operation, old, new, frqs, enforcement=gate)
+    answer = review_binding(operation, old, new, frqs, enforcement=gate)
     assert (answer.allowed, answer.skipped, answer.code, answer.updates) == (True, reason, 200, ())
 
 
@@ -166,7 +166,7 @@ def test_decisions(
     allowed: bool,
     written: dict[str, str] | None,
 ) -> None:
-    answer = admit(UPDATE, old, new, [frq(overall, used)], enforcement=True)
+    answer = review_binding(UPDATE, old, new, [frq(overall, used)], enforcement=True)
     assert answer.allowed is allowed
     assert answer.skipped is None
     assert answer.code == (200 if allowed else 403)
@@ -175,7 +175,7 @@ def test_decisions(
 
 
 def test_denial_message_names_quota_resource_sum_and_limit() -> None:
-    answer = admit(
+    answer = review_binding(
         UPDATE,
         legacy({"cpu": "1"}, {"m1": 1}),
         legacy({"cpu": "1"}, {"m1": 5}),
@@ -189,7 +189,7 @@ def test_denial_message_names_quota_resource_sum_and_limit() -> None:
 
 
 def test_scale_down_denial_reports_the_key_that_stays_over() -> None:
-    answer = admit(
+    answer = review_binding(
         UPDATE,
         legacy({"memory": "1Gi"}, {"m1": 2}),
         legacy({"memory": "1Gi"}, {"m1": 1}),
@@ -204,7 +204,7 @@ def test_scale_down_denial_reports_the_key_that_stays_over() -> None:
 
 
 def test_several_keys_over_report_the_first_by_name() -> None:
-    answer = admit(
+    answer = review_binding(
         UPDATE,
         legacy({"cpu": "1", "memory": "1Gi"}, {"m1": 1}),
         legacy({"cpu": "1", "memory": "1Gi"}, {"m1": 9}),
@@ -221,7 +221,7 @@ def test_every_frq_with_a_delta_is_updated_in_list_order() -> None:
     cpu_quota = frq({"cpu": "10"}, {"cpu": "2"}, name="a-cpu")
     memory_quota = frq({"memory": "10Gi"}, {"memory": "1Gi"}, name="b-memory")
     gpu_quota = frq({"nvidia.com/gpu": "4"}, {}, name="c-gpu")
-    answer = admit(
+    answer = review_binding(
         UPDATE,
         legacy({"cpu": "1", "memory": "1Gi"}, {"m1": 1}),
         legacy({"cpu": "1", "memory": "1Gi"}, {"m1": 2}),
@@ -244,7 +244,7 @@ def test_one_frq_over_denies_the_request_and_writes_none() -> None:
     roomy = frq({"cpu": "10"}, {"cpu": "2"}, name="a-roomy")
     tight = frq({"memory": "1Gi"}, {"memory": "1Gi"}, name="b-tight")
     never_reached = frq({"cpu": "1"}, {"cpu": "5"}, name="c-later")
-    answer = admit(
+    answer = review_binding(
         UPDATE,
         legacy({"cpu": "1", "memory": "1Gi"}, {"m1": 1}),
         legacy({"cpu": "1", "memory": "1Gi"}, {"m1": 2}),
@@ -258,7 +258,7 @@ def test_one_frq_over_denies_the_request_and_writes_none() -> None:
 
 
 def test_create_counts_the_whole_new_usage() -> None:
-    answer = admit(
+    answer = review_binding(
         CREATE,
         None,
         legacy({"cpu": "500m"}, {"m1": 2, "m2": 1}),
@@ -272,11 +272,11 @@ def test_create_counts_the_whole_new_usage() -> None:
 
 def test_update_without_old_spec_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="old_spec"):
-        admit(UPDATE, None, legacy({"cpu": "1"}, {"m1": 1}), [WIDE], enforcement=True)
+        review_binding(UPDATE, None, legacy({"cpu": "1"}, {"m1": 1}), [WIDE], enforcement=True)
 
 
 def test_admission_to_dict_is_plain_data() -> None:
-    answer = admit(
+    answer = review_binding(
         UPDATE,
         legacy({"cpu": "1"}, {"m1": 1}),
         legacy({"cpu": "1"}, {"m1": 5}),
@@ -318,7 +318,7 @@ def test_the_verdict_is_the_limit_check_of_what_would_be_written(
     """Allowed ⇔ the prospective overallUsed is within the limit; an allowed change never writes above it."""
     request = {"cpu": f"{request_milli}m"}
     quota = frq({"cpu": f"{limit_milli}m"}, {"cpu": f"{used_milli}m"})
-    answer = admit(
+    answer = review_binding(
         UPDATE, legacy(request, {"m1": before}), legacy(request, {"m1": after}), [quota], enforcement=True
     )
     if before == after:

@@ -15,11 +15,11 @@ import yaml
 from gitops_karmada.core.quota import (
     AdmissionOperation,
     MemberQuotaStatus,
-    admit,
     calculate_resource_usage,
     federated_quota_status,
     overall_used,
     overall_used_from_member_quotas,
+    review_binding,
 )
 from gitops_karmada.model.bindings import ResourceBinding, ResourceBindingSpec
 from gitops_karmada.model.quantity import Quantity
@@ -104,7 +104,7 @@ def test_overall_used_from_member_quotas(case: dict[str, Any]) -> None:
 def test_admission(case: dict[str, Any]) -> None:
     given, expected = case["input"], case["expected"]
     frqs = [_frq(f) for f in given["frqs"]]
-    answer = admit(
+    answer = review_binding(
         AdmissionOperation(given["operation"]),
         _spec(given["oldSpec"]) if "oldSpec" in given else None,
         _spec(given["newSpec"]),

@@ -15,8 +15,8 @@ from gitops_karmada.core.quota.admission import (
     QuotaCheckOutcome,
     QuotaUpdate,
     SkipReason,
-    admit,
     is_quota_relevant_change,
+    review_binding,
 )
 from gitops_karmada.core.quota.assignments import static_assignment_quotas
 from gitops_karmada.core.quota.enforcement import (
@@ -51,7 +51,6 @@ __all__ = [
     "QuotaUpdate",
     "SkipReason",
     "StageAdmission",
-    "admit",
     "calculate_resource_usage",
     "enforce_quotas",
     "federated_quota_status",
@@ -59,6 +58,7 @@ __all__ = [
     "member_quota_statuses",
     "overall_used",
     "overall_used_from_member_quotas",
+    "review_binding",
     "static_assignment_quotas",
     "validate_federated_resource_quota",
 ]

@@ -199,7 +199,7 @@ def _check(frq: FederatedResourceQuota, delta: Mapping[str, Quantity]) -> QuotaC
     )
 
 
-def admit(
+def review_binding(
     operation: AdmissionOperation,
     old_spec: ResourceBindingSpec | None,
     new_spec: ResourceBindingSpec,

@@ -23,7 +23,7 @@ import enum
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.quota.admission import Admission, AdmissionOperation, QuotaUpdate, admit
+from gitops_karmada.core.quota.admission import Admission, AdmissionOperation, QuotaUpdate, review_binding
 from gitops_karmada.core.quota.resourcelist import sorted_resources
 from gitops_karmada.core.quota.status import federated_quota_status, member_quota_statuses
 from gitops_karmada.core.quota.usage import RESOURCE_BINDING, overall_used
@@ -181,7 +181,7 @@ class QuotaLedger:
         first = StageAdmission(
             stage=AdmissionStage.TEMPLATE,
             operation=operation,
-            admission=admit(operation, stored, demand_spec, frqs, enforcement=self.enforcement),
+            admission=review_binding(operation, stored, demand_spec, frqs, enforcement=self.enforcement),
         )
         if not first.admission.allowed:
             assert previous is not None  # a CREATE has no clusters and is never checked
@@ -190,7 +190,7 @@ class QuotaLedger:
         second = StageAdmission(
             stage=AdmissionStage.PLACEMENT,
             operation=AdmissionOperation.UPDATE,
-            admission=admit(
+            admission=review_binding(
                 AdmissionOperation.UPDATE,
                 demand_spec,
                 proposed.spec,
