@@ -128,8 +128,18 @@ def exported(store: GitStore, sha: str, managed: Sequence[str]) -> Iterator[Path
         target = Path(folder) / "tree"
         target.mkdir()
         with tarfile.open(archive) as tar:
-            tar.extractall(target, filter="data")
+            tar.extractall(target, filter=_inside_only)
         yield target
+
+
+def _inside_only(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's ``data`` filter, but a link that points outside the tree (``/etc/passwd``, ``../..``) is left
+    out instead of failing the export: the run already names every link as not read (git_store's
+    ``SYMLINK_SKIPPED``), and kustomize must not follow it either."""
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
 
 
 def render_commit_sources(

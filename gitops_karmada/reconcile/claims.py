@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.detector import ClaimState, PolicyMatch
 from gitops_karmada.core.interpreter import Operation
+from gitops_karmada.core.interpreter.errors import interpret_problem
 from gitops_karmada.core.layout import manifest_path
 from gitops_karmada.core.selectors import labels_match
 from gitops_karmada.model.bindings import BindingSnapshot
 from gitops_karmada.model.config import FeatureGate
-from gitops_karmada.model.diagnostics import Diagnostic, error, warning
+from gitops_karmada.model.diagnostics import Diagnostic, warning
 from gitops_karmada.model.errors import InterpretError
 from gitops_karmada.model.keys import group_of
 from gitops_karmada.model.policies import ConflictResolution
@@ -131,7 +132,7 @@ def dependency_requirements(
             dependencies = ctx.interpreter.get_dependencies(template.body)
         except InterpretError as err:
             diagnostics.append(
-                error(f"cannot read its dependencies: {err}", template.source, subject=str(key))
+                interpret_problem(err, template, ctx.inputs.sources, "cannot read the dependencies of")
             )
             continue
         for dependency in dependencies:

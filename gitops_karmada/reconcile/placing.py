@@ -20,6 +20,7 @@ from gitops_karmada.core.codecs.digest import template_hash
 from gitops_karmada.core.defaults import DEFAULT_SCHEDULER_NAME
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.interpreter import Operation
+from gitops_karmada.core.interpreter.errors import interpret_problem
 from gitops_karmada.core.scheduler import ScheduleRequest, ScheduleResult, schedule
 from gitops_karmada.core.scheduler.triggers import scheduling_reason
 from gitops_karmada.model.bindings import TargetCluster
@@ -62,11 +63,10 @@ class Placed:
 def place(ctx: RunContext, claim: Claim) -> Placed | TemplateOutcome:
     """Interpret and schedule ``claim``; a template that cannot be interpreted keeps its previous result."""
     template, match, prev = claim.template, claim.match, claim.previous
-    key = template.key
     try:
         replicas, requirements, components = interpret(ctx, template)
     except InterpretError as err:
-        problem = error(f"cannot interpret: {err}", template.source, subject=str(key))
+        problem = interpret_problem(err, template, ctx.inputs.sources, "cannot interpret")
         return keep_previous(ctx, template, match, prev, (problem,))
 
     # a Lazy policy's changes wait for the template to change

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.core.interpreter.errors import interpret_problem
 from gitops_karmada.core.overrides.errors import OverridePolicyError
 from gitops_karmada.core.schema_check import NO_SCHEMA, SCHEMA_CODE, SchemaProblem
 from gitops_karmada.model.config import UnknownKinds
 from gitops_karmada.model.diagnostics import Diagnostic, error, warning
-from gitops_karmada.model.errors import GitopsKarmadaError
+from gitops_karmada.model.errors import GitopsKarmadaError, InterpretError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -146,6 +147,9 @@ def render_error(
         return error(message, source, field, subject=subject)
     if isinstance(err, InvalidManifestError):
         return _schema_error(ctx, template, clusters, err)
+    if isinstance(err, InterpretError):
+        what = f"cannot render for cluster{plural} {where}"
+        return interpret_problem(err, template, ctx.inputs.sources, what)
     return error(f"cannot render for cluster{plural} {where}: {err}", template.source, subject=subject)
 
 

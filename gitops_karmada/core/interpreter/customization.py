@@ -60,6 +60,8 @@ def _owned(ric: ResourceInterpreterCustomization, rule_name: str, rule: LuaScrip
         owner=f'ResourceInterpreterCustomization "{ric.name}"',
         answered_by=f"customization/{ric.name}",
         script=LuaScript(chunk_name=f"{ric.name}/{rule_name}", source=rule.lua_script),
+        customization=ric.name,
+        field=f"spec.customizations.{rule_name}.luaScript",
     )
 
 

@@ -44,6 +44,10 @@ class OwnedScript:
     answered_by: str
     """``customization/<name>`` or ``thirdparty``."""
     script: LuaScript
+    customization: str | None = None
+    """The ResourceInterpreterCustomization's name (None: a built-in script)."""
+    field: str = ""
+    """Where the script is in its customization (``spec.customizations.<rule>.luaScript``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,26 +149,34 @@ class ScriptedInterpreter:
         key = (str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
         scripts = self._scripts(*key, operation)
         if not scripts:  # pragma: no cover - the chain asks hook_enabled first
-            raise self._failure(obj, operation, "", "no script", FailureReason.NOT_IMPLEMENTED)
+            raise self._failure(obj, operation, None, "no script", FailureReason.NOT_IMPLEMENTED)
         answers = []
         for owned in scripts:
             try:
                 results = self._sandbox(key).call(owned.script, ENTRY_POINTS[operation], args, nret, now=now)
                 answers.append(decode(results))
             except LuaFailure as failure:
-                raise self._failure(obj, operation, owned.owner, failure.message, failure.reason) from None
+                raise self._failure(obj, operation, owned, failure.message, failure.reason) from None
             except (_InvalidResult, FieldTypeError, TypeError) as err:
-                raise self._failure(
-                    obj, operation, owned.owner, str(err), FailureReason.INVALID_RESULT
-                ) from None
+                raise self._failure(obj, operation, owned, str(err), FailureReason.INVALID_RESULT) from None
         return answers
 
     @staticmethod
     def _failure(
-        obj: Mapping[str, Any], operation: Operation, owner: str, cause: str, reason: FailureReason
+        obj: Mapping[str, Any],
+        operation: Operation,
+        owned: OwnedScript | None,
+        cause: str,
+        reason: FailureReason,
     ) -> ResourceInterpretError:
         return ResourceInterpretError(
-            interpreter=owner, operation=operation, subject=describe(obj), cause=cause, reason=reason
+            interpreter=owned.owner if owned is not None else "",
+            operation=operation,
+            subject=describe(obj),
+            cause=cause,
+            reason=reason,
+            customization=owned.customization if owned is not None else None,
+            field=owned.field if owned is not None else "",
         )
 
     # -- operations --------------------------------------------------------------------------------
