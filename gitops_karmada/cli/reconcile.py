@@ -126,6 +126,11 @@ def summary_line(result: RenderResult, outcome: ReconcileOutcome) -> str:
 )
 @click.option("--message", help="Title of the reconcile commit.")
 @click.option(
+    "--detached",
+    is_flag=True,
+    help="Commit on a detached HEAD (by default a detached HEAD is refused: its commit is on no branch).",
+)
+@click.option(
     "--full",
     is_flag=True,
     help="Redo every template (by default, templates whose inputs did not change are taken as recorded).",
@@ -138,6 +143,7 @@ def reconcile_command(
     dry_run: bool,
     push: bool,
     message: str | None,
+    detached: bool,
     full: bool,
     allow: tuple[str, ...],
     output_format: str,
@@ -155,7 +161,7 @@ def reconcile_command(
         if dry_run:
             outcome = reconcile_ref(store, rev, dry_run=True, allow=allowed, full=full, progress=progress)
         else:
-            ref = target_ref(store, rev)
+            ref = target_ref(store, rev, detached=detached)
             run = reconcile_and_push if push else reconcile_ref
             outcome = run(store, ref, message=message, allow=allowed, full=full, progress=progress)
     if output_format == "json":

@@ -15,12 +15,13 @@ from gitops_karmada.core.failover.controllers import FailoverSettings, parse_que
 from gitops_karmada.core.failover.taints import apply_taint_policies, parse_policy_taints
 from gitops_karmada.core.failover.what_if import scenario_taints
 from gitops_karmada.core.incremental.fingerprint import FingerprintContext
-from gitops_karmada.core.inputs.loading import load
+from gitops_karmada.core.inputs.loading import CONFIG_FILE, load
 from gitops_karmada.core.observed.fold import with_observed_clusters
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate
+from gitops_karmada.model.diagnostics import warning
 from gitops_karmada.reconcile.context import RunContext
 from gitops_karmada.reconcile.previous import PreviousRun
 
@@ -74,6 +75,14 @@ class Refused:
 
 def prepare(request: ReconcileRequest) -> Prepared | Refused:
     snapshot, caches = request.snapshot, request.caches
+    if any(d.is_error for d in snapshot.config_diagnostics):
+        # which files are inputs, and how they read, depend on the configuration: with it broken (a
+        # misspelt ``exclude:`` lets Flux wiring in), every input error would be a guess
+        note = warning(
+            f"the inputs were not checked: which files are inputs, and how they are read, depend on "
+            f"{CONFIG_FILE}; fix it first"
+        )
+        return Refused(PreviousRun.open(request), (*snapshot.config_diagnostics, note))
     memo = RunMemo() if caches.memo is None else caches.memo
     memo.begin_run()
     loaded = load(

@@ -98,10 +98,22 @@ def log_failover(outcome: FailoverOutcome) -> None:
         )
 
 
-def target_ref(store: GitStore, rev: str) -> str:
-    """The ref a reconcile of ``rev`` commits to: the checked-out branch, a named branch, or HEAD."""
+def target_ref(store: GitStore, rev: str, *, detached: bool = False) -> str:
+    """The ref a reconcile of ``rev`` commits to: the checked-out branch, a named branch, or (``detached``
+    only) a detached HEAD: a commit there belongs to no branch, so nothing syncs it and the next checkout
+    leaves it behind."""
     if rev == "HEAD":
-        return store.head_ref() or "HEAD"
+        branch = store.head_ref()
+        if branch is not None:
+            return branch
+        if not detached:
+            raise GitError(
+                "reconcile",
+                f"HEAD is detached (at {store.resolve('HEAD')[:12]}): a commit there belongs to no branch; "
+                "check out the branch to reconcile, name it with --rev BRANCH, or pass --detached to commit "
+                "on the detached HEAD anyway",
+            )
+        return "HEAD"
     branch = rev if rev.startswith("refs/heads/") else f"refs/heads/{rev}"
     try:
         store.resolve(branch)
@@ -109,9 +121,9 @@ def target_ref(store: GitStore, rev: str) -> str:
         pass
     else:
         return branch
-    head = store.head_ref() or "HEAD"
-    if store.resolve(rev) == store.resolve(head):
-        return head
+    head = store.head_ref()
+    if store.resolve(rev) == store.resolve(head or "HEAD"):
+        return target_ref(store, "HEAD", detached=detached)
     raise GitError(
         "reconcile",
         f"{rev!r} is neither HEAD nor a branch; reconcile commits on top of the revision it reads "

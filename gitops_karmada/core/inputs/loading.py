@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from gitops_karmada.core.codecs.serialize import load_yaml_documents
 from gitops_karmada.core.codecs.yaml_input import LoadedDocument
@@ -32,6 +32,7 @@ from gitops_karmada.model.clusters import Cluster
 from gitops_karmada.model.config import ToolConfig
 from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, error, field_path, warning
 from gitops_karmada.model.errors import InputError
+from gitops_karmada.model.field_hints import did_you_mean
 from gitops_karmada.model.guardrails import GuardrailSyntaxError, parse_guardrails
 from gitops_karmada.model.inputs import Inputs, KarmadaObject
 from gitops_karmada.model.interpretation import ResourceInterpreterCustomization
@@ -92,7 +93,8 @@ def load_config(raw: bytes | None) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
     try:
         config = ToolConfig.model_validate(drop_nulls(documents[0].body))
     except ValidationError as err:
-        return ToolConfig(), tuple(_validation_diagnostics(err, SourceRef(CONFIG_FILE, documents[0].index)))
+        source = SourceRef(CONFIG_FILE, documents[0].index)
+        return ToolConfig(), tuple(_validation_diagnostics(err, source, model=ToolConfig))
     problems = []
     for i, spec in enumerate(config.guardrails):
         try:
@@ -408,7 +410,7 @@ def _parse_karmada(
     try:
         obj = model.model_validate(drop_nulls(body))
     except ValidationError as err:
-        collector.diagnostics.extend(_validation_diagnostics(err, source, prefix))
+        collector.diagnostics.extend(_validation_diagnostics(err, source, prefix, model))
         return
     name = obj.metadata.name
     kind = body["kind"]
@@ -477,12 +479,14 @@ _PYDANTIC_MESSAGES: dict[str, Callable[[Mapping[str, Any]], str]] = {
 
 
 def _validation_diagnostics(
-    err: ValidationError, source: SourceRef, prefix: str = ""
+    err: ValidationError, source: SourceRef, prefix: str = "", model: type[BaseModel] | None = None
 ) -> Iterator[Diagnostic]:
     for item in err.errors():
         loc = [part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
         render = _PYDANTIC_MESSAGES.get(item["type"])
         message = render(item) if render else str(item["msg"]).removeprefix("Value error, ")
+        if item["type"] == "extra_forbidden" and model is not None:
+            message += did_you_mean(model, loc)
         yield error(message, source, f"{prefix}{field_path(loc)}".rstrip("."))
 
 
@@ -657,7 +661,7 @@ def load_bindings(
             try:
                 binding = ResourceBinding.model_validate(body)
             except ValidationError as err:
-                diagnostics.extend(_validation_diagnostics(err, source))
+                diagnostics.extend(_validation_diagnostics(err, source, model=ResourceBinding))
                 continue
             ref = binding.spec.resource
             bindings[(group_of(ref.api_version), ref.kind, ref.namespace, ref.name)] = binding
