@@ -17,7 +17,7 @@ from gitops_karmada.adapters.repository import (
     read_worktree,
     warn_uncommitted_inputs,
 )
-from gitops_karmada.model.guardrails import GuardrailKind
+from gitops_karmada.model.guardrails import REFUSED, GuardrailKind, RemovalCause
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -57,7 +57,11 @@ def read_source(
     return state
 
 
-GUARDRAIL_NAMES = ("all", *(kind.value for kind in GuardrailKind))
+GUARDRAIL_NAMES = (
+    "all",
+    *(kind.value for kind in GuardrailKind),
+    *(cause.value for cause in RemovalCause if cause in REFUSED),
+)
 
 
 def allow_option(func: F) -> F:
@@ -67,7 +71,8 @@ def allow_option(func: F) -> F:
         "allow",
         multiple=True,
         type=click.Choice(GUARDRAIL_NAMES),
-        help="Commit although this guardrail (gitops-karmada.yaml) objects; repeatable; all: every one.",
+        help="Commit although this guardrail (gitops-karmada.yaml guardrails:) or this cause of removal "
+        "objects; repeatable; all: every one.",
     )(func)
 
 

@@ -12,8 +12,9 @@ from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.codecs.serialize import dump_yaml
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Container, Iterable, Sequence
 
+    from gitops_karmada.core.diff.removals import RemovalGroup
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.reconcile import RenderResult
@@ -117,3 +118,27 @@ def placement_table(result: RenderResult, width: int | None = None, *, only_redo
         quota_columns = ("FEDERATEDRESOURCEQUOTA", "RESOURCE", "USED", "OVERALL")
         text += "\n" + plain_table(quota_columns, quota_rows, width=width)
     return text
+
+
+def removals_text(groups: Sequence[RemovalGroup], refused: Container[str]) -> str:
+    """What leaves the cluster folders, by cause and the input change behind it; ``refused``: the causes
+    that stop this commit (each says the ``--allow`` that lifts it)."""
+    if not groups:
+        return ""
+    files = sum(len(g.paths) for g in groups)
+    lines = [f"REMOVED FROM CLUSTER FOLDERS: {files} file(s), by cause"]
+    for group in groups:
+        cause = group.cause.value
+        verdict = (
+            "deliberate"
+            if group.deliberate
+            else f"refused: --allow {cause}"
+            if cause in refused
+            else "allowed"
+        )
+        lines.append(f"  {cause} ({verdict}): {group.change}")
+        owners = ", ".join(group.owners[:5]) + (
+            f" and {len(group.owners) - 5} more" if len(group.owners) > 5 else ""
+        )
+        lines.append(f"    {owners} from {', '.join(group.clusters)}")
+    return "\n".join(lines) + "\n"

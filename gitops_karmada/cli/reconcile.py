@@ -10,7 +10,7 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.options import allow_option, output_option, repo_option
-from gitops_karmada.cli.output import echo_diagnostics, placement_table, to_json
+from gitops_karmada.cli.output import echo_diagnostics, placement_table, removals_text, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.cli.run_report import reconcile_document
 from gitops_karmada.usecases.reconcile import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
@@ -44,7 +44,8 @@ def log_refusal(plan: PlanDiff, command: str, *, dry_run: bool) -> None:
     names = sorted({v.guardrail.partition(">")[0].partition("=")[0] for v in plan.violations})
     flags = " ".join(f"--allow {name}" for name in names)
     log.error(
-        "if this is intended, run: gitops-karmada {} {} (guardrails are set in gitops-karmada.yaml)",
+        "if this is intended, run: gitops-karmada {} {} (gitops-karmada.yaml sets the guardrails in "
+        "guardrails: and the causes of removal that pass unasked in removals.allow)",
         command,
         flags,
     )
@@ -82,6 +83,11 @@ def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcil
         raise click.exceptions.Exit(1)
     # the templates this run redid (all of them in a full run); the others stand as recorded
     click.echo(placement_table(result, only_redone=result.incremental), nl=False)
+    if outcome.guard is not None:
+        refused = {v.guardrail for v in outcome.guard.violations}
+        click.echo(removals_text(outcome.guard.removals, refused), nl=False)
+        for note in outcome.guard.notes:
+            logger.bind(logger=command).info("{}", note)
     if outcome.refused:
         assert outcome.guard is not None
         report_refusal(outcome.guard, command, dry_run=dry_run)

@@ -95,6 +95,8 @@ def reconcile_document(outcome: ReconcileOutcome, *, dry_run: bool) -> dict[str,
     ]
     document["reverted"] = list(outcome.reverted)
     document["violations"] = [v.to_dict() for v in outcome.guard.violations] if outcome.guard else []
+    document["removals"] = [g.to_dict() for g in outcome.guard.removals] if outcome.guard else []
+    document["notes"] = list(outcome.guard.notes) if outcome.guard else []
     bindings = sum(1 for o in result.outcomes if (o.binding is not None or o.reused) and not o.removed)
     document["bindings"] = {
         "total": bindings,

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from gitops_karmada.model.base import ApiModel
+from gitops_karmada.model.guardrails import RemovalCause
 
 
 class FeatureGate(enum.StrEnum):
@@ -43,6 +44,14 @@ KARMADA_DEFAULT_GATES: dict[FeatureGate, bool] = {
 
 DEFAULT_GUARDRAILS = ("cluster-emptied", "namespace-removed")
 """What no write path commits without ``--allow``: a cluster folder emptied, a Namespace removed from one."""
+
+
+class RemovalRules(ApiModel):
+    allow: tuple[RemovalCause, ...] = ()
+    """Causes of removal that pass without ``--allow`` in this repository: of those a change does not say
+    itself (template-edited, cluster-changed, crd-in-use, dependency-dropped, config-changed, unexplained).
+    The deliberate ones (a template, policy or cluster deleted, a policy edited, a failover eviction) always
+    pass, named."""
 
 
 class OutputLayout(ApiModel):
@@ -159,6 +168,8 @@ class ToolConfig(ApiModel):
     enable_empty_workload_propagation: bool = False
     guardrails: tuple[str, ...] = DEFAULT_GUARDRAILS
     """Conditions that stop reconcile, rollback and reschedule from committing (the --fail-on vocabulary)."""
+    removals: RemovalRules = Field(default_factory=lambda: RemovalRules())
+    """Which causes may remove files from cluster folders without ``--allow`` (``core.diff.removals``)."""
     lua: LuaConfig = Field(default_factory=LuaConfig)
     schema_check: SchemaCheckConfig = Field(default_factory=SchemaCheckConfig)
     helm_charts: tuple[HelmChartConfig, ...] = ()

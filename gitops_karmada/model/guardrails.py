@@ -1,5 +1,7 @@
 """The guardrail grammar: the conditions ``--fail-on`` and the ``guardrails:`` list of gitops-karmada.yaml
-name (what each condition means, and how a change is checked against it, is ``core.diff.guardrails``)."""
+name (what each condition means, and how a change is checked against it, is ``core.diff.guardrails``), and
+the causes a file can leave a cluster folder for (``core.diff.removals``): those a change must not bring
+about unasked are refused unless ``--allow`` or ``removals.allow`` names them."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.model.errors import InputError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
 
 class GuardrailKind(enum.StrEnum):
@@ -85,3 +87,49 @@ def _parse_one(text: str) -> Guardrail:
         known = ", ".join(spelled.get(k, k.value) for k in GuardrailKind)
         raise GuardrailSyntaxError(f"{text!r} is not a known guardrail (known: {known})")
     return Guardrail(kind)
+
+
+class RemovalCause(enum.StrEnum):
+    TEMPLATE_DELETED = "template-deleted"
+    POLICY_CHANGED = "policy-changed"
+    CLUSTER_DELETED = "cluster-deleted"
+    EVICTED = "evicted"
+    RESCHEDULED = "rescheduled"
+    ROLLED_BACK = "rolled-back"
+    TEMPLATE_EDITED = "template-edited"
+    CLUSTER_CHANGED = "cluster-changed"
+    CRD_IN_USE = "crd-in-use"
+    DEPENDENCY_DROPPED = "dependency-dropped"
+    CONFIG_CHANGED = "config-changed"
+    UNEXPLAINED = "unexplained"
+
+
+DELIBERATE = frozenset(
+    {
+        RemovalCause.TEMPLATE_DELETED,
+        RemovalCause.POLICY_CHANGED,
+        RemovalCause.CLUSTER_DELETED,
+        RemovalCause.EVICTED,
+        RemovalCause.RESCHEDULED,
+        RemovalCause.ROLLED_BACK,
+    }
+)
+"""Causes whose input change says itself that files go: they pass unasked, and are named."""
+
+CAUSE_TITLES: Mapping[RemovalCause, str] = {
+    RemovalCause.TEMPLATE_DELETED: "template deleted",
+    RemovalCause.POLICY_CHANGED: "policy deleted or edited",
+    RemovalCause.CLUSTER_DELETED: "cluster deleted from the inventory",
+    RemovalCause.EVICTED: "evicted by failover",
+    RemovalCause.RESCHEDULED: "rescheduled on request",
+    RemovalCause.ROLLED_BACK: "rolled back on request",
+    RemovalCause.TEMPLATE_EDITED: "template's own edit",
+    RemovalCause.CLUSTER_CHANGED: "Cluster's labels or fields changed",
+    RemovalCause.CRD_IN_USE: "CRD removed while objects of its kind are rendered",
+    RemovalCause.DEPENDENCY_DROPPED: "dependency no longer required",
+    RemovalCause.CONFIG_CHANGED: "configuration changed",
+    RemovalCause.UNEXPLAINED: "no input change explains it",
+}
+
+REFUSED = frozenset(RemovalCause) - DELIBERATE
+"""Causes that refuse a commit unless allowed (``--allow <cause>``, or ``removals.allow`` in the config)."""

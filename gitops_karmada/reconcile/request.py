@@ -20,6 +20,7 @@ from gitops_karmada.model.errors import RunCancelled
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from gitops_karmada.core.diff.removals import InputHistory
     from gitops_karmada.core.failover.what_if import WhatIf
     from gitops_karmada.core.incremental.change_scope import ChangedInputs
     from gitops_karmada.core.incremental.state_index import IndexLines
@@ -81,6 +82,9 @@ class RepoSnapshot:
     native_schemas: NativeSchemas | None = None
     """Kubernetes' schemas for checking rendered manifests (an adapter supplies them); None: only CRDs in
     the repository are checked."""
+    history: InputHistory | None = None
+    """What changed in the inputs since the tool's last commit, and what those files held then: what the
+    guard reads to name the input change behind each removal (``core.diff.removals``)."""
     changed: ChangedInputs | None = None
     """The input files changed since the previous run and what they held then, when the caller knows: if
     they let ``core.incremental.change_scope`` tell which templates they touch, the run judges only those
@@ -143,6 +147,9 @@ class RunMode:
     show no warnings, as ``diff``, which reports errors only."""
     materialize: bool = True
     """Load the binding of every reused template into the result (False: only what the run needed)."""
+    rolled_back_to: str | None = None
+    """The revision whose inputs this run renders on request (``rollback``): its removals are what the user
+    asked for."""
     guard: frozenset[str] | None = None
     """Check the result for committing (``reconcile.guard``), with the guardrails these names lift
     (``--allow``; ``all`` lifts every one); None: the result is not to be committed, nothing is checked."""

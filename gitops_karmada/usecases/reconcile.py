@@ -24,11 +24,13 @@ from gitops_karmada.adapters.repository import (
 )
 from gitops_karmada.adapters.status_store import branch_ref
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
+from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load, load_config
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
+from gitops_karmada.model.inputs import Inputs
 from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
@@ -167,6 +169,10 @@ def reconcile_ref(
         # only input files changed since the last reconcile: the templates they cannot touch stand unjudged
         changed = changed_inputs(store, since.inputs, state.request.config)
         state = replace(state, request=state.request.with_snapshot(changed=changed))
+    # what changed since the tool's last commit names the cause of every file the run removes
+    assert state.source is not None
+    history = input_history(store, state.source, state.request.config)
+    state = replace(state, request=state.request.with_snapshot(history=history))
     # a first run's tens of thousands of blobs are hashed once, and written while the run finishes
     hash_blob = store.remembered_blob_id()
     state = replace(state, request=state.request.with_ports(hash_blob=hash_blob))
@@ -309,6 +315,27 @@ def changed_inputs(
         return None
     return ChangedInputs(
         paths=frozenset(c.path for c in changes), before=loaded.inputs, asked=frozenset(asked or ())
+    )
+
+
+def input_history(store: GitStore, head: str, config: ToolConfig) -> InputHistory | None:
+    """The input files changed between the tool's last commit on ``head``'s history (of any version) and
+    ``head``, with their documents as that commit had them, and whether the configuration changed; None
+    when the tool never committed there (no previous output, so nothing can be removed)."""
+    anchor = latest_tool_commit(store, head)
+    if anchor is None:
+        return None
+    if anchor.commit == head:
+        return InputHistory(frozenset(), Inputs())
+    is_input = input_path_filter(config)
+    changes = [c for c in store.diff(anchor.commit, head) if is_input(c.path) or c.path == CONFIG_FILE]
+    inputs = [c for c in changes if c.path != CONFIG_FILE]
+    before = store.read_blobs(sorted({c.old_oid for c in inputs if c.old_oid is not None}))
+    loaded = load({c.path: before[c.old_oid] for c in inputs if c.old_oid is not None}, config)
+    return InputHistory(
+        paths=frozenset(c.path for c in inputs),
+        before=loaded.inputs,
+        config_changed=len(inputs) != len(changes),
     )
 
 

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from gitops_karmada.core.diff.bound import BoundPlacement
+    from gitops_karmada.core.diff.removals import RemovalGroup
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.inputs import Inputs
@@ -324,6 +325,10 @@ class PlanDiff:
     head_errors: tuple[str, ...] = ()
     fail_on: tuple[str, ...] = field(default=())
     """The guardrails that were checked (canonical spelling)."""
+    removals: tuple[RemovalGroup, ...] = ()
+    """The files that leave cluster folders, grouped by cause and the input change behind it."""
+    notes: tuple[str, ...] = ()
+    """What the change does not do and a reader may expect (a workload kept on a changed cluster)."""
 
     @property
     def has_changes(self) -> bool:
@@ -358,6 +363,8 @@ class PlanDiff:
                 "checked": list(self.fail_on),
                 "violations": [v.to_dict() for v in self.violations],
             },
+            "removals": [g.to_dict() for g in self.removals],
+            "notes": list(self.notes),
             "errors": {"base": list(self.base_errors), "head": list(self.head_errors)},
             "placement": [w.to_dict() for w in self.workloads],
             "clusters": [c.to_dict() for c in self.clusters],

@@ -67,7 +67,7 @@ class FingerprintContext:
         for (group, _version, kind), (_name, schema) in sorted(crd_schemas(self.inputs.templates).items()):
             by_kind.setdefault((group, kind), []).append(digest(schema))
         self._schemas = {kind: digest(parts) for kind, parts in by_kind.items()}
-        config = self.inputs.config.model_dump(mode="json", by_alias=True, exclude={"guardrails"})
+        config = self.inputs.config.model_dump(mode="json", by_alias=True, exclude={"guardrails", "removals"})
         self._global = digest(
             {
                 "engine": ENGINE_VERSION,
