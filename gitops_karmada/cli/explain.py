@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.cli.completion import complete_reference
-from gitops_karmada.cli.options import output_option, read_source, source_options
+from gitops_karmada.cli.options import output_option, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.usecases.explain import explained, explanation, explanation_text, find_outcome
+from gitops_karmada.usecases.source import read_source
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -16,7 +16,7 @@ import click
 from loguru import logger
 from pydantic import ValidationError
 
-from gitops_karmada.cli.options import read_source, repo_option
+from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_yaml
 from gitops_karmada.core.codecs.serialize import YamlSyntaxError, load_yaml_documents
 from gitops_karmada.core.inputs.loading import load
@@ -24,6 +24,7 @@ from gitops_karmada.core.interpreter import Operation, ResourceInterpreter, chec
 from gitops_karmada.model.bindings import AggregatedStatusItem
 from gitops_karmada.model.config import ToolConfig
 from gitops_karmada.model.diagnostics import field_path
+from gitops_karmada.usecases.source import read_source
 
 if TYPE_CHECKING:
     from gitops_karmada.model.interpretation import ResourceInterpreterCustomization

@@ -9,12 +9,13 @@ from loguru import logger
 
 from gitops_karmada.adapters.directory import write_tree
 from gitops_karmada.adapters.repository import StatusChoice
-from gitops_karmada.cli.options import output_option, read_source, source_options
+from gitops_karmada.cli.options import output_option, source_options
 from gitops_karmada.cli.output import binding_list, echo_diagnostics, placement_table, to_json, to_yaml
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.core.failover.metrics import eviction_metrics
 from gitops_karmada.reconcile import reconcile
 from gitops_karmada.usecases.explain import all_explanations
+from gitops_karmada.usecases.source import read_source
 
 
 @click.command()

@@ -15,7 +15,7 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
-from gitops_karmada.cli.options import output_option, read_source, source_options
+from gitops_karmada.cli.options import output_option, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.core.codecs.yaml_input import field_lines, line_of_field, load_yaml_documents
@@ -24,6 +24,7 @@ from gitops_karmada.core.schema_check import check_rendered, schema_checker
 from gitops_karmada.core.views.workflow_commands import workflow_command
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
+from gitops_karmada.usecases.source import read_source
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
