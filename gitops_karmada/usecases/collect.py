@@ -98,7 +98,7 @@ class FleetForCollect:
         return self.config.failover.cluster_monitor_grace_period_seconds
 
 
-def read_fleet(store: GitStore, rev: str) -> FleetForCollect:
+def read_fleet_for_collect(store: GitStore, rev: str) -> FleetForCollect:
     """The configuration, inventory and templates of the fleet at ``rev``."""
     sha = store.resolve(rev)
     request = read_commit(store, sha).request
@@ -118,13 +118,14 @@ def fleet_at(store: GitStore, commit: str, known: FleetForCollect | None) -> Fle
     if known is not None and known.commit == commit:
         return known
     if known is None:
-        return read_fleet(store, commit)
+        return read_fleet_for_collect(store, commit)
     output = known.config.output
     folders = f"{output.clusters_dir}/"
     managed = (folders, f"{output.state_dir}/", f"{output.snapshots_dir}/")
     changed = [change.path for change in store.diff(known.commit, commit)]
     if any(not path.startswith(managed) for path in changed):
-        return read_fleet(store, commit)  # the configuration, the inventory or a template may have changed
+        # the configuration, the inventory or a template may have changed
+        return read_fleet_for_collect(store, commit)
     moved = {path.removeprefix(folders).partition("/")[0] for path in changed if path.startswith(folders)}
     kept = {name: objects for name, objects in known._objects.items() if name not in moved}
     return replace(known, commit=commit, _objects=kept)
@@ -260,7 +261,7 @@ def collect_and_record(
 ) -> Collected:
     """Read ``cluster`` (``source``: how to reach it, or a snapshot file prepared elsewhere) for the fleet
     at ``rev`` and record it on ``status_branch`` (None: the one the fleet's configuration names)."""
-    fleet = read_fleet(store, rev)
+    fleet = read_fleet_for_collect(store, rev)
     branch = checked_status_branch(store, rev, status_branch or fleet.status_branch)
     require_member(fleet, cluster, rev)
     if isinstance(source, Member):
