@@ -3,41 +3,31 @@
 With ``--kubeconfig`` the cluster is read through kubectl: its health, version, nodes and pods (what
 Karmada's cluster status controller reads) and each object rendered into its folder at REV (what the work
 status controller reads). With ``--snapshot`` a snapshot prepared elsewhere is recorded (air-gapped
-fleets, tests). Either way one commit goes to the status branch; the fleet branch never changes. An
-unreachable cluster is an observation like any other: recorded (Ready=False), exit 0.
+fleets, tests). Either way one commit goes to the status branch (``usecases.collect``); the fleet branch
+never changes. An unreachable cluster is an observation like any other: recorded (Ready=False), exit 0.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 from loguru import logger
-from pydantic import ValidationError
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.status_store import branch_ref, record_snapshots
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json
 from gitops_karmada.cli.run_report import REPORT_API_VERSION
-from gitops_karmada.core.observed.member_status import parse_snapshot, snapshot_document
-from gitops_karmada.model.config import StatusConfig
-from gitops_karmada.model.diagnostics import SourceRef
-from gitops_karmada.model.errors import InputError
+from gitops_karmada.core.observed.member_status import snapshot_document
 from gitops_karmada.usecases.collect import (
+    Collected,
     Member,
-    collect_member,
+    StatusBranchError,
+    collect_and_record,
     object_counts,
-    read_fleet,
     ready_of,
-    require_member,
-    status_message,
 )
-
-if TYPE_CHECKING:
-    from gitops_karmada.model.status import ClusterStatusSnapshot
 
 
 def _parse_now(value: str | None) -> datetime:
@@ -50,23 +40,6 @@ def _parse_now(value: str | None) -> datetime:
     if moment.tzinfo is None:
         raise click.BadParameter(f"{value!r} has no time zone (add Z or an offset)", param_hint="--now")
     return moment
-
-
-def _checked_branch(value: str) -> str:
-    try:
-        return StatusConfig(branch=value).branch
-    except ValidationError:
-        raise click.BadParameter(f"{value!r} is not a branch name", param_hint="--status-branch") from None
-
-
-def _prepared_snapshot(path: Path, cluster: str) -> ClusterStatusSnapshot:
-    source = SourceRef(str(path), 0)
-    snapshot = parse_snapshot(path.read_bytes(), source, "given with --snapshot")
-    if snapshot.cluster != cluster:
-        raise InputError(
-            f"names cluster {snapshot.cluster!r}, not --cluster {cluster!r}", source, "metadata.name"
-        )
-    return snapshot
 
 
 @click.command("collect")
@@ -136,41 +109,28 @@ def collect_command(
     if snapshot_file is not None and context is not None:
         raise click.UsageError("--context goes with --kubeconfig")
     moment = _parse_now(now)
-    store = GitStore.open(repo)
-    fleet = read_fleet(store, rev)
-    branch = _checked_branch(status_branch or fleet.status_branch)
-    if branch_ref(branch) in {store.head_ref(), rev, f"refs/heads/{rev}"}:
-        raise click.BadParameter(
-            f"{branch} is the fleet branch; status goes to a branch of its own", param_hint="--status-branch"
-        )
-    require_member(fleet, cluster, rev)
     if snapshot_file is not None:
-        snapshot = _prepared_snapshot(snapshot_file, cluster)
+        source: Member | Path = snapshot_file
     else:
         assert kubeconfig is not None
-        member = Member(cluster, kubeconfig, context)
-        snapshot = collect_member(store, fleet, member, branch=branch, now=moment, timeout=timeout)
-    commit = record_snapshots(store, branch, [snapshot], status_message([snapshot], fleet.commit))
-    tip = store.try_resolve(branch_ref(branch))
-    _report(
-        snapshot,
-        branch=branch,
-        commit=commit,
-        tip=tip,
-        fleet_commit=fleet.commit,
-        output_format=output_format,
-    )
+        source = Member(cluster, kubeconfig, context)
+    try:
+        done = collect_and_record(
+            GitStore.open(repo),
+            rev,
+            cluster,
+            source,
+            status_branch=status_branch,
+            now=moment,
+            timeout=timeout,
+        )
+    except StatusBranchError as err:
+        raise click.BadParameter(str(err), param_hint="--status-branch") from None
+    _report(done, output_format=output_format)
 
 
-def _report(
-    snapshot: ClusterStatusSnapshot,
-    *,
-    branch: str,
-    commit: str | None,
-    tip: str | None,
-    fleet_commit: str,
-    output_format: str,
-) -> None:
+def _report(done: Collected, *, output_format: str) -> None:
+    snapshot, commit = done.snapshot, done.commit
     ready, counts = ready_of(snapshot), object_counts(snapshot)
     log = logger.bind(logger="collect")
     if ready["status"] != "True":
@@ -180,7 +140,7 @@ def _report(
             ready["reason"],
             ready["message"],
         )
-    recorded = f"recorded {commit[:12]}" if commit else f"unchanged at {(tip or '')[:12]}"
+    recorded = f"recorded {commit[:12]}" if commit else f"unchanged at {(done.tip or '')[:12]}"
     log.info(
         "{}: Ready={} ({}) · {} object(s): {} found, {} missing, {} unreadable · {} on {}",
         snapshot.cluster,
@@ -191,7 +151,7 @@ def _report(
         counts["missing"],
         counts["unreadable"],
         recorded,
-        branch,
+        done.branch,
     )
     if output_format == "json":
         document = {
@@ -202,9 +162,9 @@ def _report(
             "collectedAt": snapshot.collected_at,
             "ready": ready,
             "objects": counts,
-            "fleetCommit": fleet_commit,
-            "statusBranch": branch,
-            "statusCommit": tip,
+            "fleetCommit": done.fleet_commit,
+            "statusBranch": done.branch,
+            "statusCommit": done.tip,
             "recorded": commit is not None,
             "snapshot": snapshot_document(snapshot),
         }

@@ -3,7 +3,8 @@
 REF is a template reference (``Deployment/shop/cart``: its binding), ``pp/NAMESPACE/NAME``,
 ``cpp/NAME`` or ``cluster/NAME``. The events are the commits that changed the object: for a binding
 the commits that changed its record (as ``history`` lists them), for a policy or a cluster the commits
-that changed the file it is defined in. Reads records and inputs only; never renders.
+that changed the file it is defined in. The use case (``usecases.describe``) reads it; this verb prints it
+(kubectl-describe's layout, YAML or JSON). Reads records and inputs only; never renders.
 """
 
 from __future__ import annotations
@@ -13,38 +14,16 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import rfc3339
 from gitops_karmada.cli.completion import complete_reference
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json, to_yaml
 from gitops_karmada.cli.tables import plain_table
-from gitops_karmada.core.diff.bound import binding_key
-from gitops_karmada.core.views.description import (
-    Description,
-    Section,
-    describe_binding,
-    describe_cluster,
-    describe_policy,
-)
-from gitops_karmada.model.errors import GitopsKarmadaError
-from gitops_karmada.usecases.fleet_view import read_fleet
-from gitops_karmada.usecases.history import template_history
-from gitops_karmada.usecases.lifecycle import LifecycleError, TemplateReference
+from gitops_karmada.usecases.describe import BadReferenceError, describe
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gitops_karmada.usecases.fleet_view import FleetView
-
-POLICY_PREFIXES = {"pp": "PropagationPolicy", "propagationpolicy": "PropagationPolicy"}
-CLUSTER_POLICY_PREFIXES = {
-    "cpp": "ClusterPropagationPolicy",
-    "clusterpropagationpolicy": "ClusterPropagationPolicy",
-}
-
-
-class DescribeError(GitopsKarmadaError):
-    """The object to describe is not in the revision."""
+    from gitops_karmada.core.views.description import Description
 
 
 @click.command("describe")
@@ -58,15 +37,10 @@ def describe_command(reference: str, repo: Path, rev: str, output_format: str) -
     Fields, placement, conditions and the bindings it concerns, then Events: the commits that changed it,
     newest first.
     """
-    store = GitStore.open(repo)
-    prefix, _, rest = reference.partition("/")
-    lowered = prefix.lower()
-    if lowered == "cluster":
-        description = _cluster(store, rev, rest)
-    elif lowered in POLICY_PREFIXES or lowered in CLUSTER_POLICY_PREFIXES:
-        description = _policy(store, rev, lowered, rest)
-    else:
-        description = _binding(store, rev, reference)
+    try:
+        description = describe(GitStore.open(repo), rev, reference)
+    except BadReferenceError as err:
+        raise click.BadParameter(str(err), param_hint="REF") from None
     if output_format == "json":
         click.echo(to_json(description.to_dict()), nl=False)
     elif output_format == "yaml":
@@ -87,79 +61,3 @@ def description_text(description: Description) -> str:
         table = plain_table(section.columns, section.rows, right=frozenset({"REPLICAS"}))
         lines.extend(f"  {line}" for line in table.splitlines(keepends=True))
     return "".join(lines)
-
-
-def _binding(store: GitStore, rev: str, text: str) -> Description:
-    try:
-        reference = TemplateReference.parse(text)
-    except LifecycleError as err:
-        raise click.BadParameter(
-            f"{err}; or pp/NAMESPACE/NAME, cpp/NAME, cluster/NAME", param_hint="REF"
-        ) from None
-    fleet = read_fleet(store, rev, with_inputs=False)
-    found = [
-        b
-        for b in fleet.bindings
-        if (key := binding_key(b)).kind.lower() == reference.kind.lower()
-        and (reference.group is None or key.group == reference.group)
-        and key.namespace == reference.namespace
-        and key.name == reference.name
-    ]
-    if not found:
-        raise DescribeError(f"no binding record of {reference} at {rev} (get bindings -A lists them)")
-    if len(found) > 1:
-        kinds = ", ".join(sorted(str(binding_key(b)) for b in found))
-        raise DescribeError(f"{reference} names several templates ({kinds}); name the API group")
-    history = template_history(store, rev, reference)
-    events = tuple(
-        (
-            row.commit[:12],
-            rfc3339(row.committed_at),
-            row.origin,
-            row.change.value,
-            ", ".join(str(move) for move in row.moves) or "-",
-        )
-        for row in history.rows
-    )
-    section = Section("Events", ("COMMIT", "DATE", "ORIGIN", "RECORD", "CLUSTERS"), events)
-    return describe_binding(found[0]).with_section(section)
-
-
-def _file_events(store: GitStore, rev: str, path: str) -> Section:
-    entries = store.log(rev, paths=[path]) if path else ()
-    rows = tuple((e.commit[:12], rfc3339(e.committed_at), e.subject) for e in entries)
-    return Section("Events", ("COMMIT", "DATE", "SUBJECT"), rows)
-
-
-def _source(fleet: FleetView, kind: str, namespace: str, name: str) -> str:
-    source = fleet.inputs.sources.get((kind, namespace, name))
-    return "" if source is None else source.path
-
-
-def _policy(store: GitStore, rev: str, prefix: str, rest: str) -> Description:
-    cluster_scoped = prefix in CLUSTER_POLICY_PREFIXES
-    parts = rest.split("/")
-    if (cluster_scoped and len(parts) != 1) or (not cluster_scoped and len(parts) != 2) or not all(parts):
-        shape = f"{prefix}/NAME" if cluster_scoped else f"{prefix}/NAMESPACE/NAME"
-        raise click.BadParameter(f"{prefix}/{rest!s} is not {shape}", param_hint="REF")
-    namespace, name = ("", parts[0]) if cluster_scoped else (parts[0], parts[1])
-    fleet = read_fleet(store, rev, with_inputs=True)
-    pool = fleet.inputs.cluster_propagation_policies if cluster_scoped else fleet.inputs.propagation_policies
-    policy = next((p for p in pool if p.name == name and p.namespace == namespace), None)
-    if policy is None:
-        shown = name if cluster_scoped else f"{namespace}/{name}"
-        raise DescribeError(
-            f"no {'ClusterPropagationPolicy' if cluster_scoped else 'PropagationPolicy'} {shown} at {rev}"
-        )
-    path = _source(fleet, policy.kind, namespace, name)
-    return describe_policy(policy, fleet.bindings, path or "-").with_section(_file_events(store, rev, path))
-
-
-def _cluster(store: GitStore, rev: str, name: str) -> Description:
-    fleet = read_fleet(store, rev, with_inputs=True)
-    cluster = next((c for c in fleet.inputs.clusters if c.name == name), None)
-    if cluster is None:
-        known = ", ".join(c.name for c in fleet.inputs.clusters) or "none"
-        raise DescribeError(f"no cluster {name!r} at {rev} (clusters: {known})")
-    path = _source(fleet, "Cluster", "", name)
-    return describe_cluster(cluster, fleet.bindings, path or "-").with_section(_file_events(store, rev, path))

@@ -1,6 +1,6 @@
 """``gitops-karmada explain KIND/NAMESPACE/NAME``: why a template is placed where it is, step by step.
 
-The use case (``usecases.explain``) makes the explanation; this verb reads the source and prints it.
+The use case (``usecases.explain``) reads the source and makes the explanation; this verb prints it.
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.cli.completion import complete_reference
-from gitops_karmada.cli.options import output_option, read_source, source_options
+from gitops_karmada.cli.options import output_option, source_options
 from gitops_karmada.cli.output import echo_diagnostics, to_json
-from gitops_karmada.usecases.explain import explained, explanation, explanation_text, find_outcome
+from gitops_karmada.usecases.explain import explain_source, explanation, explanation_text, find_outcome
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 @click.option("--fresh", is_flag=True, help="Explain the Fresh division `reschedule` would make instead.")
 def explain(reference: str, repo: Path, rev: str, worktree: bool, output_format: str, fresh: bool) -> None:
     """Explain the placement of one template: policy, interpretation, scheduling, overrides."""
-    result = explained(read_source(repo, rev, worktree).request, reference, fresh=fresh)
+    result = explain_source(repo, rev, worktree, reference, fresh=fresh)
     if not result.input_ok:
         echo_diagnostics(result.diagnostics)
         raise click.exceptions.Exit(1)

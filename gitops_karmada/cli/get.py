@@ -1,7 +1,8 @@
 """``gitops-karmada get KIND [NAME...]``: list bindings, clusters, policies, overrides or quotas like kubectl.
 
-Reads the committed records and inputs of a revision; never renders, so it costs a tree listing and the
-files it shows. Namespaces follow kubectl: ``-n NS`` (default ``default``), ``-A`` for every namespace.
+The use case (``usecases.get``) reads the committed records and inputs of a revision (never rendering);
+this verb parses kubectl's options and prints the listing. Namespaces follow kubectl: ``-n NS`` (default
+``default``), ``-A`` for every namespace.
 """
 
 from __future__ import annotations
@@ -16,25 +17,14 @@ from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json, to_yaml
 from gitops_karmada.cli.tables import plain_table, totals_line
 from gitops_karmada.core.views.label_query import SelectorSyntaxError, parse_label_query
-from gitops_karmada.core.views.listing import (
-    CLUSTER_SCOPED_KINDS,
-    KIND_ALIASES,
-    NAMESPACED,
-    STATUS_WORDS,
-    ListedKind,
-    ListFilter,
-    Listing,
-    filtered,
-    listing_of,
-)
-from gitops_karmada.usecases.fleet_view import read_fleet
+from gitops_karmada.core.views.listing import KIND_ALIASES, STATUS_WORDS, ListedKind, Listing
+from gitops_karmada.usecases.get import DEFAULT_NAMESPACE, GetQuery, get_listing
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from gitops_karmada.core.views.listing import Listed
 
-DEFAULT_NAMESPACE = "default"
 NUMERIC_COLUMNS = frozenset({"REPLICAS", "BINDINGS", "PRIORITY", "RULES"})
 
 
@@ -112,29 +102,23 @@ def get_command(
         label_selector = parse_label_query(selector) if selector else None
     except SelectorSyntaxError as err:
         raise click.BadParameter(str(err), param_hint="-l") from None
-    fleet = read_fleet(
-        GitStore.open(repo), rev, with_inputs=kind not in (ListedKind.BINDINGS, ListedKind.QUOTAS)
-    )
-    echo_diagnostics([d for d in fleet.diagnostics if d.is_error])
-    namespaced = kind in NAMESPACED and api_kind not in CLUSTER_SCOPED_KINDS
-    scope = None if all_namespaces or not namespaced else (namespace or DEFAULT_NAMESPACE)
-    keep = ListFilter(
-        namespace=scope,
+    query = GetQuery(
+        kind=kind,
         api_kind=api_kind,
+        names=names,
+        namespace=namespace,
+        all_namespaces=all_namespaces,
         selector=label_selector,
         cluster=cluster,
         statuses=frozenset(statuses),
     )
-    listing = filtered(listing_of(kind, fleet.inputs, fleet.bindings, fleet.quotas), keep)
-    if names:
-        wanted = set(names)
-        items = tuple(i for i in listing.items if i.name in wanted or i.cells.get("NAME") in wanted)
-        missing = sorted(wanted - {i.name for i in items} - {i.cells.get("NAME", "") for i in items})
-        listing = filtered(Listing(listing.kind, listing.columns, listing.wide_columns, items), ListFilter())
-        for name in missing:
-            where = f" in namespace {scope}" if scope else ""
-            logger.bind(logger="get").error("{} {!r} not found{}", kind.value, name, where)
-    _show(listing, output_format, show_namespace=scope is None and namespaced, single=len(names) == 1)
+    found = get_listing(GitStore.open(repo), rev, query)
+    echo_diagnostics(found.errors)
+    listing, scope = found.listing, found.scope
+    for name in found.missing:
+        where = f" in namespace {scope}" if scope else ""
+        logger.bind(logger="get").error("{} {!r} not found{}", kind.value, name, where)
+    _show(listing, output_format, show_namespace=scope is None and found.namespaced, single=len(names) == 1)
     if not listing.items and not names:
         _explain_empty(kind, scope)
     if names and len(listing.items) < len(set(names)):

@@ -1,8 +1,8 @@
 """``gitops-karmada interpret``: try ResourceInterpreterCustomizations offline, like ``karmadactl interpret``.
 
 ``--check`` compiles every script in the sandbox and checks its entry function; ``--operation`` runs one
-operation on an object with the same chain the pipeline uses (customizations, then the built-in
-third-party interpreters, then the native ones), so a customization is tried before it is committed.
+operation on an object with the same chain the pipeline uses (``usecases.interpret``). This verb reads the
+objects and status items the options name, as karmadactl reads them, and prints the answer as YAML.
 """
 
 from __future__ import annotations
@@ -10,23 +10,25 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from loguru import logger
 from pydantic import ValidationError
 
-from gitops_karmada.cli.options import read_source, repo_option
+from gitops_karmada.cli.options import repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_yaml
 from gitops_karmada.core.codecs.serialize import YamlSyntaxError, load_yaml_documents
-from gitops_karmada.core.inputs.loading import load
-from gitops_karmada.core.interpreter import Operation, ResourceInterpreter, check_customization
+from gitops_karmada.core.interpreter import Operation
 from gitops_karmada.model.bindings import AggregatedStatusItem
-from gitops_karmada.model.config import ToolConfig
 from gitops_karmada.model.diagnostics import field_path
-
-if TYPE_CHECKING:
-    from gitops_karmada.model.interpretation import ResourceInterpreterCustomization
+from gitops_karmada.usecases.interpret import (
+    answered_by,
+    check_customizations,
+    interpreter_for,
+    load_customizations,
+    run_operation,
+)
 
 STATUS_ITEM_FIELDS = ("clusterName", "status", "applied", "appliedMessage", "health")
 
@@ -101,56 +103,6 @@ def _now(value: str | None) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _customizations(
-    files: tuple[Path, ...], repo: Path, rev: str, worktree: bool
-) -> tuple[ResourceInterpreterCustomization, ...]:
-    if not files:
-        state = read_source(repo, rev, worktree)
-        loaded = state.request.snapshot.load()
-    else:
-        loaded = load({str(path): path.read_bytes() for path in files}, ToolConfig())
-    errors = [d for d in loaded.diagnostics if d.is_error]
-    if errors:
-        echo_diagnostics(errors)
-        raise click.exceptions.Exit(1)
-    return loaded.inputs.customizations
-
-
-def _run(
-    interpreter: ResourceInterpreter,
-    operation: Operation,
-    desired: dict[str, Any] | None,
-    observed: dict[str, Any] | None,
-    replicas: int | None,
-    status: list[AggregatedStatusItem],
-    now: str,
-) -> Any:
-    if operation is Operation.RETAIN:
-        assert desired is not None and observed is not None
-        return interpreter.retain(desired, observed)
-    obj = desired if desired is not None else observed
-    assert obj is not None
-    match operation:
-        case Operation.INTERPRET_REPLICA:
-            count, requirements = interpreter.get_replicas(obj)
-            return {"replicas": count, **({"requires": requirements.to_api()} if requirements else {})}
-        case Operation.INTERPRET_COMPONENT:
-            return {"components": [c.to_api() for c in interpreter.get_components(obj)]}
-        case Operation.REVISE_REPLICA:
-            if replicas is None:
-                raise click.UsageError("ReviseReplica needs --desired-replica")
-            return interpreter.revise_replica(obj, replicas)
-        case Operation.AGGREGATE_STATUS:
-            return interpreter.aggregate_status(obj, status, now=now)
-        case Operation.INTERPRET_STATUS:
-            return {"status": interpreter.reflect_status(obj)}
-        case Operation.INTERPRET_HEALTH:
-            return {"healthy": interpreter.interpret_health(obj)}
-        case Operation.INTERPRET_DEPENDENCY:
-            return {"dependencies": [d.to_api() for d in interpreter.get_dependencies(obj)]}
-    raise click.UsageError(f"unsupported operation {operation}")
-
-
 @click.command()
 @click.option(
     "-f",
@@ -212,25 +164,26 @@ def interpret(
     """Check customizations, or run one interpreter operation on an object."""
     if check == (operation is not None):
         raise click.UsageError("pass either --check or --operation")
-    customizations = _customizations(files, repo, rev, worktree)
+    loaded = load_customizations(files, repo, rev, worktree)
+    if loaded.errors:
+        echo_diagnostics(loaded.errors)
+        raise click.exceptions.Exit(1)
     if check:
-        failed = False
-        for customization in customizations:
-            problems = check_customization(customization)
-            failed |= bool(problems)
-            click.echo(f"{customization.name}: " + ("ok" if not problems else "; ".join(problems)))
-        if not customizations:
+        checks = check_customizations(loaded.found)
+        for checked in checks:
+            click.echo(f"{checked.name}: " + ("ok" if not checked.problems else "; ".join(checked.problems)))
+        if not checks:
             click.echo("no ResourceInterpreterCustomization found")
-        raise click.exceptions.Exit(1 if failed else 0)
+        raise click.exceptions.Exit(1 if any(c.problems for c in checks) else 0)
     assert operation is not None
     op = Operation(operation)
     desired, observed = _objects(op, desired_file, observed_file)
     status = _status_items(status_file)
-    interpreter = ResourceInterpreter(customizations, resource_quota_estimate=resource_quota_estimate)
-    subject = desired or observed or {}
-    answered = interpreter.answered_by(str(subject.get("apiVersion", "")), str(subject.get("kind", "")), op)
+    interpreter = interpreter_for(loaded.found, resource_quota_estimate=resource_quota_estimate)
+    answered = answered_by(interpreter, op, desired, observed)
     logger.bind(logger="interpret").info("# {} answered by {}", op.value, answered or "nobody")
-    click.echo(
-        to_yaml(_run(interpreter, op, desired, observed, replicas, status, _now(now))),
-        nl=False,
-    )
+    moment = _now(now)
+    if op is Operation.REVISE_REPLICA and replicas is None:
+        raise click.UsageError("ReviseReplica needs --desired-replica")
+    answer = run_operation(interpreter, op, desired, observed, replicas=replicas, status=status, now=moment)
+    click.echo(to_yaml(answer), nl=False)

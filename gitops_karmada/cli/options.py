@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
-from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import (
-    RepositoryState,
-    StatusChoice,
-    read_commit,
-    read_worktree,
-    warn_uncommitted_inputs,
-)
 from gitops_karmada.model.guardrails import REFUSED, GuardrailKind, RemovalCause
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -42,19 +33,6 @@ def source_options(func: F) -> F:
     )(func)
     func = click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")(func)
     return repo_option(func)
-
-
-def read_source(
-    repo: Path, rev: str, worktree: bool, status: StatusChoice = StatusChoice.RECORDED
-) -> RepositoryState:
-    """The repository state the options name (the wall clock stands in for a commit time on disk);
-    ``status``: the member-cluster status the last reconcile used, or the status branch's tip."""
-    if worktree:
-        return read_worktree(repo, datetime.now(UTC))
-    store = GitStore.open(repo)
-    state = read_commit(store, rev, status=status)
-    warn_uncommitted_inputs(store, rev, state.request.config)
-    return state
 
 
 GUARDRAIL_NAMES = (

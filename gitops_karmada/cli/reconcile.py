@@ -1,4 +1,9 @@
-"""``gitops-karmada reconcile``: render the branch tip and commit the result on it, once."""
+"""``gitops-karmada reconcile``: render the branch tip and commit the result on it, once.
+
+The use case (``usecases.reconcile``) reads, renders, commits and pushes; this module prints what a run
+did (the placement table, or one JSON report) and chooses the exit code, for ``reconcile`` and the verbs
+that end in a reconcile (``reschedule``, ``rollback``, ``demo``).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ from gitops_karmada.cli.options import allow_option, output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, placement_table, removals_text, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.cli.run_report import reconcile_document
-from gitops_karmada.usecases.reconcile import ReconcileOutcome, reconcile_and_push, reconcile_ref, target_ref
+from gitops_karmada.usecases.reconcile import ReconcileOutcome, reconcile_rev
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -162,14 +167,18 @@ def reconcile_command(
     if dry_run and push:
         raise click.UsageError("--dry-run and --push exclude each other")
     store = GitStore.open(repo)
-    allowed = frozenset(allow)
     with template_progress() as progress:
-        if dry_run:
-            outcome = reconcile_ref(store, rev, dry_run=True, allow=allowed, full=full, progress=progress)
-        else:
-            ref = target_ref(store, rev, detached=detached)
-            run = reconcile_and_push if push else reconcile_ref
-            outcome = run(store, ref, message=message, allow=allowed, full=full, progress=progress)
+        outcome = reconcile_rev(
+            store,
+            rev,
+            dry_run=dry_run,
+            push=push,
+            message=message,
+            allow=frozenset(allow),
+            full=full,
+            detached=detached,
+            progress=progress,
+        )
     if output_format == "json":
         report_json(outcome, dry_run=dry_run)
     else:

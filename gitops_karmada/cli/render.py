@@ -1,4 +1,8 @@
-"""``gitops-karmada render``: compute placement and manifests without writing to the repository."""
+"""``gitops-karmada render``: compute placement and manifests without writing to the repository.
+
+The use case (``usecases.render``) runs the pipeline; this verb prints the placement table or the List of
+binding records (or explanations), and with ``--out`` writes the rendered tree to a folder.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +12,12 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.directory import write_tree
-from gitops_karmada.adapters.repository import StatusChoice
-from gitops_karmada.cli.options import output_option, read_source, source_options
+from gitops_karmada.cli.options import output_option, source_options
 from gitops_karmada.cli.output import binding_list, echo_diagnostics, placement_table, to_json, to_yaml
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.core.failover.metrics import eviction_metrics
-from gitops_karmada.reconcile import reconcile
 from gitops_karmada.usecases.explain import all_explanations
+from gitops_karmada.usecases.render import render_source
 
 
 @click.command()
@@ -40,14 +43,8 @@ def render(
     -o json/yaml: a List of the binding records; with the Failover feature gate on, its `metrics` field
     holds what this run did to the eviction queue under Karmada's metric names.
     """
-    # what a reconcile would do now: with the clusters' newest reports, not those of the last reconcile
-    state = read_source(repo, rev, worktree, StatusChoice.TIP)
-    # explanations need every template scheduled anew (as Karmada would if it ran now)
     with template_progress() as progress:
-        request = state.request.with_mode(explain=with_explanations, full=with_explanations).with_ports(
-            progress=progress
-        )
-        result = reconcile(request)
+        result = render_source(repo, rev, worktree, explain=with_explanations, progress=progress)
     echo_diagnostics(result.diagnostics)
     if not result.input_ok:
         raise click.exceptions.Exit(1)

@@ -1,8 +1,7 @@
 """``gitops-karmada reschedule``: divide replicas afresh, as Karmada's WorkloadRebalancer does.
 
-Karmada's Steady division never moves running replicas on scale-up and keeps a division while the
-placement and replicas do not change; a rebalance asks for a Fresh division instead (every candidate's
-free capacity plus what it already runs). The result is one reconcile commit on the branch.
+The use case (``usecases.reschedule``) chooses the templates and makes the one reconcile commit; this verb
+reports it as ``reconcile`` does.
 """
 
 from __future__ import annotations
@@ -12,14 +11,11 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.cli.completion import complete_reference
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics
 from gitops_karmada.cli.reconcile import report
-from gitops_karmada.reconcile import reconcile
-from gitops_karmada.usecases.explain import find_outcome
-from gitops_karmada.usecases.reconcile import reconcile_ref, target_ref
+from gitops_karmada.usecases.reschedule import reschedule as reschedule_templates
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -38,21 +34,10 @@ def reschedule(
     """Divide the replicas of the named templates afresh (a Fresh division) and commit the result."""
     if bool(references) == everything:
         raise click.UsageError("name templates to reschedule, or pass --all (not both)")
-    store = GitStore.open(repo)
-    ref = target_ref(store, rev) if not dry_run else rev
-    current = reconcile(read_commit(store, ref).request)
-    if not current.input_ok:
-        echo_diagnostics(current.diagnostics)
-        raise click.exceptions.Exit(1)
-    outcomes = current.outcomes if everything else [find_outcome(current, r) for r in references]
-    identities = frozenset(o.key.identity for o in outcomes if o.binding is not None)
-    names = ", ".join(sorted(str(o.key) for o in outcomes if o.binding is not None))
-    outcome = reconcile_ref(
-        store,
-        ref,
-        dry_run=dry_run,
-        message=f"gitops-karmada: reschedule {names}"[:200],
-        reschedule=identities,
-        allow=frozenset(allow),
+    done = reschedule_templates(
+        GitStore.open(repo), rev, references, everything=everything, dry_run=dry_run, allow=frozenset(allow)
     )
-    report(outcome, dry_run=dry_run, command="reschedule")
+    if done.reconciled is None:
+        echo_diagnostics(done.current.diagnostics)
+        raise click.exceptions.Exit(1)
+    report(done.reconciled, dry_run=dry_run, command="reschedule")

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from gitops_karmada.usecases.rollback import RollbackPlan
 
 
-def describe(plan: RollbackPlan) -> None:
+def describe_plan(plan: RollbackPlan) -> None:
     """The plan: where the output comes from, then one line per changed path."""
     if plan.output is None:
         click.echo(
@@ -82,7 +82,7 @@ def rollback_command(
         _report_json(store, plan, rev, dry_run=dry_run, title=message, allow=allowed)
         return
     if dry_run:
-        describe(plan)
+        describe_plan(plan)
         if plan.refused:
             assert plan.guard is not None
             report_refusal(plan.guard, f"rollback {rev}", dry_run=True)
@@ -90,10 +90,10 @@ def rollback_command(
         return
     if plan.refused:
         assert plan.guard is not None
-        describe(plan)
+        describe_plan(plan)
         report_refusal(plan.guard, f"rollback {rev}", dry_run=False)
     outcome = roll_back(store, plan, title=message, allow=allowed)
-    describe(plan)
+    describe_plan(plan)
     if outcome.commit is None:
         click.echo(f"{plan.ref} already holds that state: no rollback commit needed")
     else:

@@ -1,81 +1,31 @@
 """``gitops-karmada simulate``: what failover and rescheduling would do if the clusters reported X.
 
-Nothing is written. The scenario (``core.failover.what_if``) stands in for the clusters' reports from
-the commit's time ``t0``; the pipeline runs at ``t0`` and then at every time its failover controllers ask
-to look again (a toleration or grace period ends, the eviction queue's next turn) up to ``t0 + after``,
-exactly as a daemon reconciling each status report would. The report is ``diff``'s, between the fleet
-as reconcile would render it now and as it would be at the end, plus the failover timeline.
+Nothing is written. The use case (``usecases.simulate``) runs the scenario from the commit's time to
+``--after`` later; this verb prints ``diff``'s report of the fleet now against the fleet at the end, then
+the failover timeline.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from dataclasses import dataclass
-from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import RepositoryState, StatusChoice, read_commit
-from gitops_karmada.cli.diff import EXIT_CHANGES, EXIT_ERROR, EXIT_GUARDRAIL, EXIT_NO_CHANGE, side_of
+from gitops_karmada.cli.diff import EXIT_CHANGES, EXIT_ERROR, EXIT_GUARDRAIL, EXIT_NO_CHANGE
 from gitops_karmada.cli.logs import colour_wanted
 from gitops_karmada.cli.options import output_option, repo_option
-from gitops_karmada.core.codecs.times import format_time, parse_time
-from gitops_karmada.core.diff import (
-    Budget,
-    DiffSide,
-    Unit,
-    compare,
-    render_json,
-    render_markdown,
-    render_text,
-)
-from gitops_karmada.core.failover.eviction_queue import eviction_pause_seconds
-from gitops_karmada.core.failover.what_if import (
-    ScenarioError,
-    WhatIf,
-    check_clusters,
-    parse_capacity,
-    parse_duration,
-    parse_taint,
-    parse_unhealthy,
-    scenario_snapshots,
-)
-from gitops_karmada.core.observed.fold import ObservedStatus
+from gitops_karmada.core.diff import Budget, Unit, render_json, render_markdown, render_text
+from gitops_karmada.core.failover.what_if import ScenarioError
 from gitops_karmada.model.errors import GitopsKarmadaError
-from gitops_karmada.reconcile import ReconcileRequest, RenderResult, next_request, reconcile
+from gitops_karmada.usecases.simulate import Scenario, TimelineEntry, UnrenderableCommitError, simulate
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-    from datetime import datetime
+    from collections.abc import Sequence
     from pathlib import Path
-
-    from gitops_karmada.model.base import Taint
-
-MAX_STEPS = 500
-"""Runs of one simulation at most: a scenario whose controllers keep asking to look again stops here."""
-SIMULATED_STATUS = "simulated"
-
-
-@dataclass(frozen=True, slots=True)
-class TimelineEntry:
-    at: str
-    template: str
-    cluster: str
-    action: str
-    message: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {
-            "at": self.at,
-            "template": self.template,
-            "cluster": self.cluster,
-            "action": self.action,
-            "message": self.message,
-        }
 
 
 @click.command("simulate")
@@ -128,30 +78,19 @@ def simulate_command(
     exit_code: bool,
 ) -> None:
     """Show what failover and rescheduling would do if the member clusters reported a scenario."""
+    scenario = Scenario(down, taints, capacities, unhealthy, after)
     try:
-        store = GitStore.open(repo)
-        state = read_commit(store, rev, materialize=False, status=StatusChoice.TIP)
-        request = state.request
-        start = parse_time(request.snapshot.now)
-        what_if = _scenario(down, taints, capacities, unhealthy, start)
-        length = parse_duration(after)
-        base = reconcile(request)
-        if base.inputs is None:
-            for problem in base.diagnostics:
-                if problem.is_error:
-                    logger.bind(logger="simulate").error("{}", problem)
-            raise GitopsKarmadaError("the commit does not render; fix its input errors first")
-        check_clusters(what_if, [c.name for c in base.inputs.clusters])
-        final, timeline, steps = _run(request, base, what_if, start, start + timedelta(seconds=length))
+        simulation = simulate(GitStore.open(repo), rev, scenario)
     except ScenarioError as err:
         raise click.BadParameter(str(err)) from err
     except GitopsKarmadaError as err:
-        logger.bind(logger="simulate").error("{}", err)
+        log = logger.bind(logger="simulate")
+        for problem in err.diagnostics if isinstance(err, UnrenderableCommitError) else ():
+            log.error("{}", problem)  # the input errors first, then what they mean here
+        log.error("{}", err)
         raise click.exceptions.Exit(EXIT_ERROR) from err
-    base_side = _side(f"{state.source[:12] if state.source else rev} (now)", request, base)
-    final_side = _side(f"simulated at {format_time(start + timedelta(seconds=length))}", *final)
-    plan = compare(base_side, final_side)
-    logger.bind(logger="simulate", runs=steps).debug("simulated {} run(s)", steps)
+    plan, timeline = simulation.plan, simulation.timeline
+    logger.bind(logger="simulate", runs=simulation.runs).debug("simulated {} run(s)", simulation.runs)
     if output_format == "json":
         document = json.loads(render_json(plan))
         document["timeline"] = [entry.to_dict() for entry in timeline]
@@ -170,117 +109,6 @@ def simulate_command(
     raise click.exceptions.Exit(EXIT_CHANGES if plan.has_changes and exit_code else EXIT_NO_CHANGE)
 
 
-def _scenario(
-    down: Sequence[str],
-    taints: Sequence[str],
-    capacities: Sequence[str],
-    unhealthy: Sequence[str],
-    start: datetime,
-) -> WhatIf:
-    tainted: dict[str, list[Taint]] = {}
-    for text in taints:
-        cluster, taint = parse_taint(text, start)
-        tainted.setdefault(cluster, []).append(taint)
-    return WhatIf(
-        down=frozenset(down),
-        taints={cluster: tuple(found) for cluster, found in tainted.items()},
-        capacity=dict(parse_capacity(text) for text in capacities),
-        unhealthy=frozenset(parse_unhealthy(text) for text in unhealthy),
-    )
-
-
-def _observed(
-    request: ReconcileRequest, result: RenderResult, what_if: WhatIf, start: datetime, now: datetime
-) -> ObservedStatus:
-    assert result.inputs is not None
-    reported = request.snapshot.observed.snapshots if request.snapshot.observed is not None else {}
-    snapshots = scenario_snapshots(result.inputs, reported, what_if, since=start, now=now)
-    return ObservedStatus(snapshots, SIMULATED_STATUS)
-
-
-def _run(
-    request: ReconcileRequest, base: RenderResult, what_if: WhatIf, start: datetime, end: datetime
-) -> tuple[tuple[ReconcileRequest, RenderResult], list[TimelineEntry], int]:
-    """Run the scenario from ``start`` to ``end``; the last request and result, the timeline, the runs."""
-    timeline: list[TimelineEntry] = []
-    moment = start
-    current = request
-    result = base
-    steps = 0
-    while True:
-        current = next_request(
-            current,
-            result,
-            now=format_time(moment),
-            observed=_observed(request, result, what_if, start, moment),
-        )
-        current = _with_what_if(current, what_if)
-        result = reconcile(current)
-        steps += 1
-        if result.inputs is None:
-            raise GitopsKarmadaError(
-                "the scenario does not render: " + "; ".join(map(str, result.diagnostics))
-            )
-        timeline.extend(_entries(result, moment))
-        wait = result.failover.requeue_after_seconds if result.failover is not None else None
-        if wait is None or moment + timedelta(seconds=wait) > end or steps >= MAX_STEPS:
-            break
-        moment += timedelta(seconds=max(wait, 1.0))
-    if moment < end and steps < MAX_STEPS:
-        current = _with_what_if(
-            next_request(
-                current,
-                result,
-                now=format_time(end),
-                observed=_observed(request, result, what_if, start, end),
-            ),
-            what_if,
-        )
-        result = reconcile(current)
-        steps += 1
-        timeline.extend(_entries(result, end))
-    timeline.extend(_still_queued(result, request.config.failover.resource_eviction_rate))
-    return (current, result), timeline, steps
-
-
-def _with_what_if(request: ReconcileRequest, what_if: WhatIf) -> ReconcileRequest:
-    return request.with_mode(what_if=what_if)
-
-
-def _entries(result: RenderResult, moment: datetime) -> list[TimelineEntry]:
-    """What the controllers did in one run (evictions waiting in the queue are told once, at the end)."""
-    if result.failover is None:
-        return []
-    at = format_time(moment)
-    return [
-        TimelineEntry(at, e.template, e.cluster, e.what, e.message)
-        for e in result.failover.events
-        if e.what != "queued"
-    ]
-
-
-def _still_queued(result: RenderResult, rate: float) -> list[TimelineEntry]:
-    """The evictions the scenario leaves waiting, each at the turn the queue would give it."""
-    if result.failover is None or not result.failover.queue.items:
-        return []
-    queue = result.failover.queue
-    first = parse_time(queue.next_free_at) if queue.next_free_at else None
-    pause = timedelta(seconds=eviction_pause_seconds(rate))
-    entries = []
-    for number, item in enumerate(queue.items):
-        turn = (first + pause * number) if first is not None else parse_time(item.enqueued_at)
-        entries.append(
-            TimelineEntry(
-                format_time(turn),
-                item.binding,
-                item.cluster,
-                "queued",
-                "its turn in the eviction queue comes after the scenario ends",
-            )
-        )
-    return entries
-
-
 def _timeline_text(timeline: Sequence[TimelineEntry], *, markdown: bool) -> str:
     acted = list(timeline)
     if not acted:
@@ -291,29 +119,3 @@ def _timeline_text(timeline: Sequence[TimelineEntry], *, markdown: bool) -> str:
         for e in acted
     ]
     return head + "\n".join(lines) + "\n"
-
-
-def _side(label: str, request: ReconcileRequest, result: RenderResult) -> DiffSide:
-    """The fleet ``result`` renders on top of ``request``'s repository state (nothing committed)."""
-    before: dict[str, str] = {**request.snapshot.state_blobs, **request.snapshot.output_blobs}
-    changes = result.changes(before, request.ports.hash_blob)
-    blobs = dict(before)
-    for path, content in changes.items():
-        if content is None:
-            blobs.pop(path, None)
-        else:
-            blobs[path] = request.ports.hash_blob(content)
-    read_state, read_output = request.ports.read_state, request.ports.read_output
-
-    def read(paths: Sequence[str]) -> Mapping[str, bytes]:
-        state = [p for p in paths if p in request.snapshot.state_blobs]
-        found = dict(read_state(state)) if state and read_state is not None else {}
-        found.update({p: request.snapshot.state_files[p] for p in state if p in request.snapshot.state_files})
-        for path in paths:
-            content = read_output(path) if path not in found and read_output is not None else None
-            if content is not None:
-                found[path] = content
-        return found
-
-    rendered = {p: c for p, c in changes.items() if c is not None}
-    return side_of(label, RepositoryState(request, None), result, rendered, blobs, read)

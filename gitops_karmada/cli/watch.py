@@ -1,38 +1,30 @@
-"""``gitops-karmada watch``: the long-lived reconciler daemon.
+"""``gitops-karmada watch``: the long-lived reconciler daemon, started from its options.
 
-Local mode watches the branch's ref (watchdog) and reconciles each new tip in the repository; remote mode
-fetches ``--remote`` on an interval (and on a push webhook), reconciles and pushes with the existing
-fetch–re-render–retry loop. One run at a time, coalescing; backoff on temporary failures; SIGTERM finishes
-the run in progress and exits 0; SIGHUP starts a run at once. With ``--collect`` a collector thread records
-the member clusters' status on the status branch every ``--collect-interval``. See docs/daemon.md.
+This verb parses the options into a ``daemon.settings.DaemonSettings`` and runs ``daemon.main.run_daemon``:
+local mode watches the branch's ref and reconciles each new tip in the repository; remote mode fetches
+``--remote`` on an interval (and on a push webhook), reconciles and pushes. One run at a time, coalescing;
+backoff on temporary failures; SIGTERM finishes the run in progress and exits 0; SIGHUP starts a run at
+once. With ``--collect`` a collect loop records the member clusters' status on the status branch every
+``--collect-interval``. See docs/daemon.md.
 """
 
 from __future__ import annotations
 
-import faulthandler
 import os
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from loguru import logger
 
 from gitops_karmada.adapters.git_fetch import RemoteAccess
-from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.options import allow_option, repo_option
-from gitops_karmada.daemon.collect_loop import Collector, CollectSettings
-from gitops_karmada.daemon.metrics import DaemonMetrics
-from gitops_karmada.daemon.refs import RefWatcher
-from gitops_karmada.daemon.server import App, HttpServer
-from gitops_karmada.daemon.status import DaemonStatus, Snapshot
-from gitops_karmada.daemon.worker import WatchSettings, Worker
+from gitops_karmada.daemon.main import run_daemon
+from gitops_karmada.daemon.settings import DaemonSettings, SettingsError
 from gitops_karmada.model.base import is_dns1123_label
 from gitops_karmada.usecases.collect import Member
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from types import FrameType
 
 SECRET_ENV = "GITOPS_KARMADA_WEBHOOK_SECRET"
 
@@ -180,81 +172,24 @@ def watch_command(
     status branch (one commit per round, only when something changed or the heartbeat is half the monitor
     grace period old); each status commit starts a run. See docs/daemon.md.
     """
-    address = _listen_address(listen)
-    access = RemoteAccess(ssh_key=ssh_key, ssh_command=ssh_command, askpass=askpass)
-    store = GitStore.open(repo, remote_access=access)
-    if branch is None:
-        head = store.head_ref()
-        if head is None or not head.startswith("refs/heads/"):
-            raise click.UsageError("HEAD is detached: name the branch with --branch")
-        branch = head.removeprefix("refs/heads/")
-    settings = WatchSettings(
+    settings = DaemonSettings(
+        repo=repo,
         branch=branch,
         remote=remote,
-        push=push or remote is not None,
+        push=push,
         interval=interval,
-        allow=frozenset(allow),
+        listen=_listen_address(listen),
+        webhook_secret=_webhook_secret(webhook_secret_file),
         retry_budget=retry_budget,
-    )
-    store.resolve(settings.ref)  # a missing branch is an error now, not at the first run
-    if remote is not None and store.upstream(settings.ref) != (remote, branch):
-        raise click.UsageError(
-            f"remote mode pushes {settings.ref} to its upstream, which must be {remote}/{branch}: "
-            f"git branch --set-upstream-to={remote}/{branch} {branch}"
-        )
-    mode = "remote" if remote is not None else "local"
-    status = DaemonStatus(Snapshot(repository=str(repo.resolve()), branch=branch, mode=mode))
-    metrics = DaemonMetrics()
-    worker = Worker(store, settings, status, metrics)
-    server = (
-        HttpServer(App(worker, status, metrics, _webhook_secret(webhook_secret_file)), *address)
-        if address is not None
-        else None
-    )
-    collector = None
-    if members:
-        collect = CollectSettings(members, interval=collect_interval, timeout=collect_timeout)
-        collector = Collector(store, collect, settings, status, metrics, lambda: worker.trigger("collect"))
-    watched = (branch, worker.status_branch(store.resolve(settings.ref)))
-    watcher = RefWatcher(store.git_dir, watched, lambda: worker.trigger("ref")) if remote is None else None
-
-    def stop(signum: int, _frame: FrameType | None) -> None:
-        logger.bind(logger="watch").info(
-            "{}: finishing the run in progress, then stopping", signal.Signals(signum).name
-        )
-        worker.stop()
-        if collector is not None:
-            collector.stop()
-
-    def reload(_signum: int, _frame: FrameType | None) -> None:
-        # the configuration lives in the repository and is read afresh by every run: run now
-        logger.bind(logger="watch").info("SIGHUP: reconciling now with the configuration as committed")
-        worker.trigger("SIGHUP")
-
-    faulthandler.register(signal.SIGUSR1, all_threads=True)  # a stuck daemon shows its threads' stacks
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGHUP, reload)
-    if server is not None:
-        server.start()
-    if watcher is not None:
-        watcher.start()
-    if collector is not None:
-        collector.start()
-        logger.bind(logger="watch", collect=[m.name for m in members]).info(
-            "collecting {} every {:g} s", ", ".join(m.name for m in members), collect_interval
-        )
-    logger.bind(logger="watch", mode=mode, branch=branch, listen=server.address if server else "off").info(
-        "watching {} of {} ({} mode){}", branch, repo, mode, f"; serving {server.address}" if server else ""
+        access=RemoteAccess(ssh_key=ssh_key, ssh_command=ssh_command, askpass=askpass),
+        members=members,
+        collect_interval=collect_interval,
+        collect_timeout=collect_timeout,
+        allow=frozenset(allow),
     )
     try:
-        worker.serve()
-    finally:
-        if collector is not None:
-            collector.stop()
-            collector.join()
-        if watcher is not None:
-            watcher.stop()
-        if server is not None:
-            server.stop()
-    logger.bind(logger="watch").info("stopped")
+        code = run_daemon(settings)
+    except SettingsError as err:
+        raise click.UsageError(str(err)) from None
+    if code:
+        raise click.exceptions.Exit(code)

@@ -1,1 +1,2 @@
-"""The long-lived reconciler (``watch``): worker loop, ref watcher, collector, HTTP surface and metrics."""
+"""The long-lived reconciler (``watch``): settings, assembly, worker loop, ref watcher, collect loop, HTTP
+surface, status page and metrics."""

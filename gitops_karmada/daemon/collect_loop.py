@@ -1,10 +1,10 @@
-"""The daemon's collector (``watch --collect``): every interval, read each member cluster and record one
-status commit with the snapshots that need it.
+"""The daemon's collect loop (``watch --collect``): every interval, read each member cluster and record one
+status commit with the snapshots that need it (``usecases.collect``).
 
 A thread of its own, so a slow or silent cluster never holds a reconcile back: it takes no lock of the
 worker's. The worker never writes the status branch in local mode, and every write of it is a
 compare-and-swap (``record_snapshots``), so an external ``collect`` racing the daemon's is retried on top.
-In remote mode the worker moves the local status branch to the remote's on each run; the collector records
+In remote mode the worker moves the local status branch to the remote's on each run; the loop records
 on the remote's fetched tip and pushes its commit by id with a lease on that tip, so the local branch moving
 meanwhile costs at most a rejected push and one more attempt.
 
@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from gitops_karmada.adapters.cluster_reader import KUBECTL_MARGIN_SECONDS
 from gitops_karmada.model.errors import GitError, GitopsKarmadaError
 from gitops_karmada.usecases.collect import (
     FleetForCollect,
@@ -40,8 +38,8 @@ if TYPE_CHECKING:
 
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.daemon.metrics import DaemonMetrics
+    from gitops_karmada.daemon.settings import CollectLoopSettings, WorkerSettings
     from gitops_karmada.daemon.status import DaemonStatus
-    from gitops_karmada.daemon.worker import WatchSettings
     from gitops_karmada.model.status import ClusterStatusSnapshot
 
 
@@ -49,26 +47,12 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass(frozen=True, slots=True)
-class CollectSettings:
-    members: tuple[Member, ...]
-    interval: float = 20.0
-    """Seconds from the start of one round to the start of the next."""
-    timeout: float = 10.0
-    """Seconds one request to a cluster may take."""
-
-    @property
-    def stop_bound(self) -> float:
-        """How long a request in flight can keep the collector from stopping (kubectl's own bound)."""
-        return self.timeout + KUBECTL_MARGIN_SECONDS
-
-
-class Collector:
+class CollectLoop:
     def __init__(
         self,
         store: GitStore,
-        settings: CollectSettings,
-        watch: WatchSettings,
+        settings: CollectLoopSettings,
+        worker: WorkerSettings,
         status: DaemonStatus,
         metrics: DaemonMetrics,
         on_recorded: Callable[[], None],
@@ -76,7 +60,8 @@ class Collector:
     ) -> None:
         self.store = store
         self.settings = settings
-        self.watch = watch
+        self.worker = worker
+        """The worker's settings: the fleet branch and, in remote mode, the remote."""
         self.status = status
         self.metrics = metrics
         self.on_recorded = on_recorded
@@ -117,18 +102,18 @@ class Collector:
         try:
             outcome = self.run_round()
         except Exception as err:  # the daemon must outlive any round: logged, retried next interval
-            self.metrics.collect_rounds.labels(result="error").inc()
+            self.metrics.collect.rounds.labels(result="error").inc()
             self.log.opt(exception=not isinstance(err, GitopsKarmadaError)).error(
                 "collection round failed, retrying in {:.1f} s: {}", self.settings.interval, err
             )
             if isinstance(err, GitError) and err.operation in ("fetch", "push"):
-                self.metrics.git_errors.labels(operation=err.operation).inc()
+                self.metrics.failures.git_errors.labels(operation=err.operation).inc()
             return "error"
         if outcome is None:
             return None
         # no snapshot at all: no cluster could be collected, an error; otherwise nothing needed recording
         result = "recorded" if outcome.commit else "unchanged" if outcome.snapshots else "error"
-        self.metrics.collect_rounds.labels(result=result).inc()
+        self.metrics.collect.rounds.labels(result=result).inc()
         return result
 
     def run_round(self) -> RoundOutcome | None:
@@ -152,7 +137,7 @@ class Collector:
             fleet_commit=fleet.commit,
             grace_seconds=fleet.grace_seconds,
             interval_seconds=self.settings.interval,
-            remote=self.watch.remote,
+            remote=self.worker.remote,
         )
         self._report(outcome, fleet.status_branch)
         if outcome.commit:
@@ -161,7 +146,7 @@ class Collector:
 
     def _fleet_now(self) -> FleetForCollect:
         """The fleet as of the last reconciled commit (the branch tip before any)."""
-        commit = self.status.read().reconciled or self.store.resolve(self.watch.ref)
+        commit = self.status.read().reconciled or self.store.resolve(self.worker.ref)
         fleet = fleet_at(self.store, commit, self._fleet)
         if self._fleet is None or self._fleet.grace_seconds != fleet.grace_seconds:
             self._check_interval(fleet.grace_seconds)
@@ -186,12 +171,12 @@ class Collector:
                 self.store, fleet, member, now=self.clock(), timeout=self.settings.timeout
             )
         except Exception as err:  # one cluster's problem never stops the others' collection
-            self.metrics.collect_errors.labels(member_cluster=member.name).inc()
+            self.metrics.collect.errors.labels(member_cluster=member.name).inc()
             self.log.bind(cluster=member.name).opt(exception=not isinstance(err, GitopsKarmadaError)).error(
                 "cannot collect {}: {}", member.name, err
             )
             return None
-        self.metrics.cluster_sync_duration.labels(member_cluster=member.name).observe(
+        self.metrics.collect.sync_duration.labels(member_cluster=member.name).observe(
             time.monotonic() - started
         )
         return snapshot
@@ -199,7 +184,7 @@ class Collector:
     def _report(self, outcome: RoundOutcome, branch: str) -> None:
         for snapshot in outcome.snapshots:
             ready = ready_of(snapshot)
-            self.metrics.cluster_ready.labels(member_cluster=snapshot.cluster).set(
+            self.metrics.collect.cluster_ready.labels(member_cluster=snapshot.cluster).set(
                 1 if ready["status"] == "True" else 0
             )
             if self._ready.get(snapshot.cluster) != ready["status"]:

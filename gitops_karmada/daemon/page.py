@@ -14,7 +14,7 @@ import urllib.parse
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from gitops_karmada.daemon.status import Placement, RunRecord, Snapshot
+    from gitops_karmada.daemon.status import RunRecord, Snapshot, WorkloadRow
 
 MAX_GRID_ROWS = 500
 """Beyond this many templates the grid shows the first ones and says how many are left out."""
@@ -37,7 +37,7 @@ HEALTH_BACKGROUND = {"Unhealthy": "#ffd8d3", "NotApplied": "#fff1c2", "Unknown":
 """Cells of clusters that reported trouble: red unhealthy, amber not applied, grey unknown."""
 
 
-def _cell(placement: Placement, cluster: str) -> str:
+def _cell(placement: WorkloadRow, cluster: str) -> str:
     health = placement.health.get(cluster)
     if cluster not in placement.replicas:
         if health is None:

@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.daemon.page import explain_page, status_page
 from gitops_karmada.daemon.webhook import MAX_BODY_BYTES, Verdict, decide
 from gitops_karmada.model.errors import NotFoundError, UsageError
-from gitops_karmada.usecases.explain import explained, explanation_text, find_outcome
+from gitops_karmada.usecases.explain import explain_commit, explanation_text, find_outcome
 
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024
 """An oversized body is read and dropped up to this size (then the connection is closed)."""
@@ -46,8 +45,7 @@ class App:
             return 503, "nothing reconciled yet"
         try:
             with self.worker.lock:  # never read while a run writes the caches
-                state = read_commit(self.worker.store, reconciled, materialize=False)
-                result = explained(state.request, template)
+                result = explain_commit(self.worker.store, reconciled, template)
             if not result.input_ok:
                 return 409, "the reconciled commit does not render any more"
             return 200, explanation_text(find_outcome(result, template))

@@ -34,8 +34,9 @@ class RunResult(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Placement:
-    """One template's row of the fleet grid."""
+class WorkloadRow:
+    """One template's row of the status page's grid: its placement as the state index records it, and what
+    the clusters reported of it."""
 
     template: str
     policy: str
@@ -70,7 +71,7 @@ class Snapshot:
     mode: str
     runs: tuple[RunRecord, ...] = ()
     """Newest first."""
-    placements: tuple[Placement, ...] = ()
+    placements: tuple[WorkloadRow, ...] = ()
     clusters: tuple[str, ...] = ()
     reconciled: str = ""
     """The commit whose output the branch holds (the last good one)."""
@@ -95,7 +96,7 @@ class DaemonStatus:
         self,
         run: RunRecord,
         *,
-        placements: tuple[Placement, ...] | None = None,
+        placements: tuple[WorkloadRow, ...] | None = None,
         reconciled: str | None = None,
     ) -> None:
         with self._lock:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -29,7 +29,7 @@ from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.incremental.state_index import read_index
 from gitops_karmada.core.inputs.loading import CONFIG_FILE, load_config
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.daemon.status import DaemonStatus, Placement, RunRecord, RunResult
+from gitops_karmada.daemon.status import DaemonStatus, RunRecord, RunResult, WorkloadRow
 from gitops_karmada.model.errors import GitError, RunCancelled
 from gitops_karmada.usecases.reconcile import ReconcileOutcome, reconcile_and_push, reconcile_ref
 
@@ -38,32 +38,12 @@ if TYPE_CHECKING:
 
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.daemon.metrics import DaemonMetrics
-
-
-@dataclass(frozen=True, slots=True)
-class WatchSettings:
-    branch: str
-    """The short branch name (``main``)."""
-    remote: str | None
-    """Remote mode: fetch this remote's ``branch`` every ``interval`` and push the result."""
-    push: bool
-    interval: float
-    allow: frozenset[str] = frozenset()
-    debounce: float = 0.2
-    backoff: float = 1.0
-    """First retry delay after a temporary failure; doubles each time up to ``max_backoff``."""
-    max_backoff: float = 300.0
-    retry_budget: float = 600.0
-    """How long failures may last before ``/readyz`` says not ready."""
-
-    @property
-    def ref(self) -> str:
-        return f"refs/heads/{self.branch}"
+    from gitops_karmada.daemon.settings import WorkerSettings
 
 
 class Worker:
     def __init__(
-        self, store: GitStore, settings: WatchSettings, status: DaemonStatus, metrics: DaemonMetrics
+        self, store: GitStore, settings: WorkerSettings, status: DaemonStatus, metrics: DaemonMetrics
     ) -> None:
         self.store = store
         self.settings = settings
@@ -122,7 +102,7 @@ class Worker:
             self._failures += 1
             delay = min(self.settings.backoff * 2.0 ** (self._failures - 1), self.settings.max_backoff)
             if isinstance(err, GitError) and err.operation in ("fetch", "push"):
-                self.metrics.git_errors.labels(operation=err.operation).inc()
+                self.metrics.failures.git_errors.labels(operation=err.operation).inc()
             logger.bind(logger="watch", attempt=self._failures, retryIn=round(delay, 1)).opt(
                 exception=not isinstance(err, GitError)
             ).error("reconcile failed, retrying in {:.1f} s: {}", delay, err)
@@ -164,7 +144,7 @@ class Worker:
         now = self.store.resolve(self.settings.ref)
         self._handled, self._handled_status = now, status
         if outcome.result is not None and outcome.result.failover is not None:
-            self.metrics.count_failover(outcome.result.failover)
+            self.metrics.eviction.count(outcome.result.failover)
         record = self._record(outcome, started, time.monotonic() - clock)
         wrote_nothing = record.result in (RunResult.INVALID, RunResult.REFUSED)  # the last good output stays
         self._finish(record, reconciled=None if wrote_nothing else now)
@@ -218,7 +198,7 @@ class Worker:
             unmatched = sum(
                 1 for o in result.outcomes if o.match.state is ClaimState.UNMATCHED and not o.removed
             )
-            self.metrics.unmatched.set(unmatched)
+            self.metrics.fleet.unmatched.set(unmatched)
         if outcome.up_to_date is not None:
             kind = RunResult.UP_TO_DATE
         elif result is None or not result.input_ok:
@@ -232,16 +212,16 @@ class Worker:
             assert outcome.guard is not None
             kind = RunResult.REFUSED
             errors = tuple(f"{v.guardrail}: {v.detail}" for v in outcome.guard.violations)
-            self.metrics.refusals.inc()
+            self.metrics.failures.refusals.inc()
             log.error("guardrails refused the commit for {}: {}", outcome.source[:12], "; ".join(errors))
         elif result.failed_templates:
             kind = RunResult.FAILED_TEMPLATES
         else:
             kind = RunResult.COMMITTED if outcome.commit else RunResult.UP_TO_DATE
         if kind in (RunResult.COMMITTED, RunResult.UP_TO_DATE, RunResult.FAILED_TEMPLATES):
-            self.metrics.last_success.set(time.time())
+            self.metrics.reconcile.last_success.set(time.time())
             lag = time.time() - self.store.commit_time(outcome.source).timestamp()
-            self.metrics.lag.set(max(lag, 0.0))
+            self.metrics.reconcile.lag.set(max(lag, 0.0))
         # how much of the fleet the run redid: a large number for a small change says where the time went
         redone = sum(1 for o in result.outcomes if not o.reused) if result is not None else 0
         log.bind(result=kind.value, commit=outcome.commit or "", pushed=outcome.pushed, redone=redone).info(
@@ -271,13 +251,13 @@ class Worker:
             record = replace(record, moved=moved + removed)
             for workload in (True, False):
                 count = sum(1 for p in placements if p.has_replicas is workload)
-                self.metrics.bindings.labels(workload=str(workload).lower()).set(count)
+                self.metrics.fleet.bindings.labels(workload=str(workload).lower()).set(count)
         self.status.record(record, placements=placements, reconciled=reconciled)
         # counted last: whoever sees the run counted sees its gauges and status too
-        self.metrics.duration.observe(record.duration)
-        self.metrics.runs.labels(result=record.result.value).inc()
+        self.metrics.reconcile.duration.observe(record.duration)
+        self.metrics.reconcile.runs.labels(result=record.result.value).inc()
 
-    def _placements(self, commit: str) -> tuple[Placement, ...] | None:
+    def _placements(self, commit: str) -> tuple[WorkloadRow, ...] | None:
         """Every template's placement as the state index of ``commit`` records it."""
         config, _ = load_config(self.store.read_file(commit, CONFIG_FILE))
         layout = RepoLayout.of(config)
@@ -290,7 +270,7 @@ class Worker:
         return tuple(
             sorted(
                 (
-                    Placement(
+                    WorkloadRow(
                         str(p.key),
                         p.policy,
                         dict(p.replicas),

@@ -1,7 +1,8 @@
 """Collecting member clusters for a fleet commit and recording them: what ``collect`` and the daemon share.
 
-``collect`` reads one cluster and records one commit; the daemon's collector reads every configured
-cluster each interval and records one commit per round, with only the snapshots that need recording
+``collect`` reads one cluster (or takes a snapshot prepared elsewhere) and records one commit
+(``collect_and_record``); the daemon's collect loop reads every configured cluster each interval and
+records one commit per round (``record_round``), with only the snapshots that need recording
 (``core.member_status.needs_recording``), and in remote mode pushes the status branch with a lease on the
 remote's tip. The fleet commit gives the inventory (which clusters exist) and each cluster's folder (which
 objects to list); reading it is the expensive part, so a ``FleetForCollect`` is read once per commit and
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from loguru import logger
+from pydantic import ValidationError
 
 from gitops_karmada import __version__
 from gitops_karmada.adapters.cluster_reader import collect_cluster
@@ -26,9 +28,17 @@ from gitops_karmada.adapters.status_store import (
 )
 from gitops_karmada.core.codecs.yaml_input import YamlSyntaxError, load_yaml_documents
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
-from gitops_karmada.core.observed.member_status import NOT_FOUND, READY, carry_over, needs_recording
+from gitops_karmada.core.observed.member_status import (
+    NOT_FOUND,
+    READY,
+    carry_over,
+    needs_recording,
+    parse_snapshot,
+)
 from gitops_karmada.core.observed.resource_names import crd_plurals, resource_plural
-from gitops_karmada.model.errors import GitError, GitopsKarmadaError, InputError
+from gitops_karmada.model.config import StatusConfig
+from gitops_karmada.model.diagnostics import SourceRef
+from gitops_karmada.model.errors import GitError, GitopsKarmadaError, InputError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -88,7 +98,7 @@ class FleetForCollect:
         return self.config.failover.cluster_monitor_grace_period_seconds
 
 
-def read_fleet(store: GitStore, rev: str) -> FleetForCollect:
+def read_fleet_for_collect(store: GitStore, rev: str) -> FleetForCollect:
     """The configuration, inventory and templates of the fleet at ``rev``."""
     sha = store.resolve(rev)
     request = read_commit(store, sha).request
@@ -108,13 +118,14 @@ def fleet_at(store: GitStore, commit: str, known: FleetForCollect | None) -> Fle
     if known is not None and known.commit == commit:
         return known
     if known is None:
-        return read_fleet(store, commit)
+        return read_fleet_for_collect(store, commit)
     output = known.config.output
     folders = f"{output.clusters_dir}/"
     managed = (folders, f"{output.state_dir}/", f"{output.snapshots_dir}/")
     changed = [change.path for change in store.diff(known.commit, commit)]
     if any(not path.startswith(managed) for path in changed):
-        return read_fleet(store, commit)  # the configuration, the inventory or a template may have changed
+        # the configuration, the inventory or a template may have changed
+        return read_fleet_for_collect(store, commit)
     moved = {path.removeprefix(folders).partition("/")[0] for path in changed if path.startswith(folders)}
     kept = {name: objects for name, objects in known._objects.items() if name not in moved}
     return replace(known, commit=commit, _objects=kept)
@@ -215,6 +226,72 @@ def collect_member(
     cluster last reported while it is not ready)."""
     observed = observe_member(store, fleet, member, now=now, timeout=timeout)
     return carry_over(previous_snapshot(store, branch, member.name), observed)
+
+
+# -- the collect command: one cluster, one commit ----------------------------------------------------------
+
+
+class StatusBranchError(UsageError):
+    """The status branch asked for cannot hold status: not a branch name, or the fleet's own branch."""
+
+
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """What one ``collect`` recorded."""
+
+    snapshot: ClusterStatusSnapshot
+    """As recorded (carried over from the branch when read from the cluster)."""
+    branch: str
+    commit: str | None
+    """The status commit made; None when the branch already held this snapshot."""
+    tip: str | None
+    """The status branch's tip afterwards."""
+    fleet_commit: str
+
+
+def collect_and_record(
+    store: GitStore,
+    rev: str,
+    cluster: str,
+    source: Member | Path,
+    *,
+    status_branch: str | None = None,
+    now: datetime,
+    timeout: float,
+) -> Collected:
+    """Read ``cluster`` (``source``: how to reach it, or a snapshot file prepared elsewhere) for the fleet
+    at ``rev`` and record it on ``status_branch`` (None: the one the fleet's configuration names)."""
+    fleet = read_fleet_for_collect(store, rev)
+    branch = checked_status_branch(store, rev, status_branch or fleet.status_branch)
+    require_member(fleet, cluster, rev)
+    if isinstance(source, Member):
+        snapshot = collect_member(store, fleet, source, branch=branch, now=now, timeout=timeout)
+    else:
+        snapshot = prepared_snapshot(source, cluster)
+    commit = record_snapshots(store, branch, [snapshot], status_message([snapshot], fleet.commit))
+    return Collected(snapshot, branch, commit, store.try_resolve(branch_ref(branch)), fleet.commit)
+
+
+def checked_status_branch(store: GitStore, rev: str, branch: str) -> str:
+    """``branch`` when it can hold status: a branch name that is not the fleet's (``rev``) branch."""
+    try:
+        branch = StatusConfig(branch=branch).branch
+    except ValidationError:
+        raise StatusBranchError(f"{branch!r} is not a branch name") from None
+    if branch_ref(branch) in {store.head_ref(), rev, f"refs/heads/{rev}"}:
+        raise StatusBranchError(f"{branch} is the fleet branch; status goes to a branch of its own")
+    return branch
+
+
+def prepared_snapshot(path: Path, cluster: str) -> ClusterStatusSnapshot:
+    """The snapshot of ``cluster`` in the file ``path`` (prepared elsewhere: air-gapped fleets, tests)."""
+    source = SourceRef(str(path), 0)
+    snapshot = parse_snapshot(path.read_bytes(), source, "given with --snapshot")
+    if snapshot.cluster != cluster:
+        raise InputError(
+            f"names cluster {snapshot.cluster!r}, not --cluster {cluster!r}", source, "metadata.name"
+        )
+    return snapshot
 
 
 # -- what a snapshot says, for messages and reports --------------------------------------------------------

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.core.binding import applied_clusters, render_notes
 from gitops_karmada.core.overrides import describe_override_result
 from gitops_karmada.model.errors import NotFoundError, UsageError
 from gitops_karmada.reconcile import reconcile
+from gitops_karmada.usecases.source import read_source
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
+    from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.model.keys import ObjectKey
     from gitops_karmada.reconcile import ReconcileRequest, RenderResult, TemplateOutcome
 
@@ -193,6 +197,18 @@ def explained(request: ReconcileRequest, reference: str, *, fresh: bool = False)
         identity = find_outcome(result, reference).key.identity
         result = reconcile(request.with_mode(reschedule=frozenset({identity})))
     return result
+
+
+def explain_source(
+    repo: Path, rev: str, worktree: bool, reference: str, *, fresh: bool = False
+) -> RenderResult:
+    """``explained`` at ``rev`` of ``repo`` (``worktree``: its files on disk), as ``explain`` reads it."""
+    return explained(read_source(repo, rev, worktree).request, reference, fresh=fresh)
+
+
+def explain_commit(store: GitStore, commit: str, reference: str) -> RenderResult:
+    """``explained`` at ``commit``, reading only what the explanation needs (the daemon's ``/explain``)."""
+    return explained(read_commit(store, commit, materialize=False).request, reference)
 
 
 def all_explanations(result: RenderResult) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """Reconcile a Git repository: read a branch tip, render, commit once, optionally push with retries.
 
-Used by the ``reconcile`` and ``demo`` commands (and any long-running caller). A push rejected as
-non-fast-forward means someone else pushed meanwhile: fetch, move the local branch to the remote tip,
-render again from there and retry, a bounded number of times.
+Used by the ``reconcile``, ``reschedule``, ``rollback`` and ``demo`` commands and the watch daemon. A push
+rejected as non-fast-forward means someone else pushed meanwhile: fetch, move the local branch to the
+remote tip, render again from there and retry, a bounded number of times.
 """
 
 from __future__ import annotations
@@ -427,3 +427,25 @@ def reconcile_and_push(
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
         return replace(outcome, pushed=True)
     return outcome
+
+
+def reconcile_rev(
+    store: GitStore,
+    rev: str,
+    *,
+    dry_run: bool = False,
+    push: bool = False,
+    message: str | None = None,
+    allow: frozenset[str] = frozenset(),
+    full: bool = False,
+    detached: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> ReconcileOutcome:
+    """What ``reconcile`` does with ``rev``: a dry run reads it as it is; otherwise the run commits on the
+    branch ``rev`` names (``target_ref``; a detached HEAD only when ``detached``) and, with ``push``, pushes
+    to its upstream."""
+    if dry_run:
+        return reconcile_ref(store, rev, dry_run=True, allow=allow, full=full, progress=progress)
+    ref = target_ref(store, rev, detached=detached)
+    run = reconcile_and_push if push else reconcile_ref
+    return run(store, ref, message=message, allow=allow, full=full, progress=progress)

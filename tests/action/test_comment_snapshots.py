@@ -12,7 +12,6 @@ import pytest
 
 from gitops_karmada.action.comment import marker_size, sticky_body
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.cli.diff import read_revision
 from gitops_karmada.core.diff import (
     COMMENT_LIMIT,
     Budget,
@@ -25,6 +24,7 @@ from gitops_karmada.core.diff import (
     render_text,
 )
 from gitops_karmada.core.diff.budget import measure
+from gitops_karmada.usecases.diff import read_revision
 from tests.action.scenarios import SCENARIOS, SECRET_VALUES, build_fleet, clone_fleet, isolated_git
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"

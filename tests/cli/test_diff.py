@@ -200,9 +200,9 @@ def test_the_second_side_reuses_what_loading_made_of_the_first(
     """``compare_sides`` loads the head, then classifies of the base only the files that differ (one policy
     here); the plan equals the one of two sides read apart."""
     from gitops_karmada.adapters.git_store import GitStore
-    from gitops_karmada.cli.diff import compare_sides, read_revision
     from gitops_karmada.core.diff import compare
     from gitops_karmada.core.inputs import loading
+    from gitops_karmada.usecases.diff import compare_sides, read_revision
 
     classified: list[str] = []
     original = loading._classified
@@ -233,8 +233,8 @@ def test_comparing_the_candidate_paths_only_equals_comparing_every_file(
     """``compare_sides`` looks only at the paths ``diff-tree`` and the two renders name, and counts each
     cluster's files without listing them; the plan is the one a comparison of every listed file gives."""
     from gitops_karmada.adapters.git_store import GitStore
-    from gitops_karmada.cli.diff import compare_sides, read_revision
     from gitops_karmada.core.diff import compare
+    from gitops_karmada.usecases.diff import compare_sides, read_revision
 
     repo = clone_fleet(fleet, tmp_path / "repo")
     SCENARIOS[name](repo)
@@ -292,7 +292,7 @@ def test_judging_what_the_change_touches_equals_judging_every_template(
     only the templates those can touch (``core.change_scope``); the plan is the one of both sides judged and
     rendered in full (``--full``)."""
     from gitops_karmada import reconcile
-    from gitops_karmada.cli import diff
+    from gitops_karmada.usecases import diff
 
     repo = clone_fleet(fleet, tmp_path / "repo")
     SCOPE_EDITS[name](repo)
@@ -304,7 +304,7 @@ def test_judging_what_the_change_touches_equals_judging_every_template(
         judged.append((result.scoped, len(result.outcomes)))
         return result
 
-    monkeypatch.setattr("gitops_karmada.cli.diff.reconcile", recorded)
+    monkeypatch.setattr("gitops_karmada.usecases.diff.reconcile", recorded)
     plan = diff.compare_sides(repo.path, "main", "feature", None, None)
     head_scoped, head_judged = judged[0]
     assert head_scoped == (name in SCOPED)
@@ -325,9 +325,9 @@ def test_the_candidate_paths_hold_for_two_reconciled_revisions_with_hand_written
     """Both sides committed by the tool (their cluster folders differ in git, not in a render), and files
     the tool does not own: beside the cluster folders, in one, and one removed on the head."""
     from gitops_karmada.adapters.git_store import GitStore
-    from gitops_karmada.cli.diff import compare_sides, read_revision
     from gitops_karmada.core.diff import compare
     from gitops_karmada.core.diff.manifests import cluster_manifests, count_by_cluster
+    from gitops_karmada.usecases.diff import compare_sides, read_revision
 
     git(weight_change.path, "checkout", "-q", "main")
     weight_change.write("clusters/README.md", "hand-written\n")
@@ -388,9 +388,9 @@ def test_a_reconciled_base_stands_on_its_state_index(fleet: Path, tmp_path: Path
     in full: the new template no policy selects is named, the one that always was unselected is not."""
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.adapters.repository import read_commit
-    from gitops_karmada.cli.diff import compare_sides, read_revision, vouched_index
     from gitops_karmada.core.diff import compare
     from gitops_karmada.core.diff.bound import binding_key
+    from gitops_karmada.usecases.diff import compare_sides, read_revision, vouched_index
 
     repo = clone_fleet(fleet, tmp_path / "repo")
     git(repo.path, "checkout", "-q", "main")

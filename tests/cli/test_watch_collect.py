@@ -21,10 +21,10 @@ import yaml
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.status_store import record_snapshots
 from gitops_karmada.core.codecs.times import parse_time
-from gitops_karmada.daemon.collect_loop import Collector, CollectSettings
+from gitops_karmada.daemon.collect_loop import CollectLoop
 from gitops_karmada.daemon.metrics import DaemonMetrics
+from gitops_karmada.daemon.settings import CollectLoopSettings, WorkerSettings
 from gitops_karmada.daemon.status import DaemonStatus, Snapshot
-from gitops_karmada.daemon.worker import WatchSettings
 from gitops_karmada.model.status import ClusterStatusSnapshot
 from gitops_karmada.usecases.collect import Member
 from tests.builders import configmap, deployment
@@ -378,10 +378,10 @@ def test_an_unchanged_fleet_costs_one_status_commit_per_half_grace_period(
     member = Member("member1", kubeconfig(tmp_path / "kc", f"http://127.0.0.1:{closed_port()}"))
     clock = SteppedClock(datetime(2026, 1, 2, 3, 5, tzinfo=UTC))
     woken: list[str] = []
-    collector = Collector(
+    collector = CollectLoop(
         store,
-        CollectSettings((member,), interval=interval, timeout=2),
-        WatchSettings(branch="main", remote=None, push=False, interval=60),
+        CollectLoopSettings((member,), interval=interval, timeout=2),
+        WorkerSettings(branch="main", remote=None, push=False, interval=60),
         DaemonStatus(Snapshot(repository=str(repo.path), branch="main", mode="local")),
         DaemonMetrics(),
         lambda: woken.append("collect"),

@@ -16,8 +16,9 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.status_store import record_snapshots
 from gitops_karmada.daemon import worker as worker_module
 from gitops_karmada.daemon.metrics import DaemonMetrics
+from gitops_karmada.daemon.settings import WorkerSettings
 from gitops_karmada.daemon.status import DaemonStatus, RunResult, Snapshot
-from gitops_karmada.daemon.worker import UserCommitProbe, WatchSettings, Worker
+from gitops_karmada.daemon.worker import UserCommitProbe, Worker
 from gitops_karmada.model.errors import GitError, RunCancelled
 from gitops_karmada.model.status import ClusterStatusSnapshot
 from gitops_karmada.usecases.reconcile import reconcile_and_push, reconcile_ref
@@ -50,7 +51,7 @@ def _report(store: GitStore, at: str) -> str:
 def _worker(repo: FleetRepo) -> tuple[Worker, DaemonMetrics]:
     metrics = DaemonMetrics()
     status = DaemonStatus(Snapshot(repository=str(repo.path), branch="main", mode="local"))
-    settings = WatchSettings(branch="main", remote=None, push=False, interval=0.05)
+    settings = WorkerSettings(branch="main", remote=None, push=False, interval=0.05)
     return Worker(GitStore.open(repo.path), settings, status, metrics), metrics
 
 
@@ -88,7 +89,7 @@ def test_a_user_commit_stops_a_status_run_and_is_reconciled_next(
     assert "replicas: " in repo.read("clusters/member1/shop/deployment.apps/web.yaml")
     # only the status run was watched; the first run and the user's run were not
     assert asked == [False, True, False]
-    assert metrics.runs.labels(result="preempted")._value.get() == 1
+    assert metrics.reconcile.runs.labels(result="preempted")._value.get() == 1
     assert worker.run_once() is None  # nothing left to do
 
 
@@ -98,7 +99,7 @@ def test_a_status_run_without_a_user_commit_runs_to_the_end(tmp_path: Path) -> N
     assert worker.run_once() is RunResult.COMMITTED
     status = _report(worker.store, "2026-01-02T03:04:00Z")
     assert worker.run_once() in (RunResult.COMMITTED, RunResult.UP_TO_DATE)
-    assert metrics.runs.labels(result="preempted")._value.get() == 0
+    assert metrics.reconcile.runs.labels(result="preempted")._value.get() == 0
     assert worker.run_once() is None
     assert git(repo.path, "rev-parse", STATUS) == status
 
@@ -182,7 +183,7 @@ def test_a_webhook_during_a_status_run_on_a_remote_preempts_it_at_once(
     git(tmp_path, "clone", "-q", str(remote.bare), str(daemon_dir))
     metrics = DaemonMetrics()
     status = DaemonStatus(Snapshot(repository=str(daemon_dir), branch="main", mode="remote"))
-    settings = WatchSettings(branch="main", remote="origin", push=True, interval=60)
+    settings = WorkerSettings(branch="main", remote="origin", push=True, interval=60)
     worker = Worker(GitStore.open(daemon_dir), settings, status, metrics)
     pushed: list[str] = []
 
