@@ -145,6 +145,7 @@ def reconcile_ref(
     progress: Callable[[int, int], None] | None = None,
     warm: WarmState | None = None,
     cancelled: Callable[[], bool] | None = None,
+    rolled_back_to: str | None = None,
 ) -> ReconcileOutcome:
     """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
 
@@ -152,7 +153,8 @@ def reconcile_ref(
     ``allow`` lifts guardrails of the repository's configuration by name (``all``: every one); ``full``
     redoes every template instead of reusing those whose inputs did not change; ``warm``: what a long-lived
     caller keeps between runs (the daemon); ``cancelled``: asked during the render, True raises
-    ``RunCancelled`` before anything is written.
+    ``RunCancelled`` before anything is written; ``rolled_back_to``: the revision a rollback restored, whose
+    removals are what the user asked for.
     """
     if not dry_run:
         store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
@@ -172,7 +174,9 @@ def reconcile_ref(
     # what changed since the tool's last commit names the cause of every file the run removes
     assert state.source is not None
     history = input_history(store, state.source, state.request.config)
-    state = replace(state, request=state.request.with_snapshot(history=history))
+    state = replace(
+        state, request=state.request.with_snapshot(history=history).with_mode(rolled_back_to=rolled_back_to)
+    )
     # a first run's tens of thousands of blobs are hashed once, and written while the run finishes
     hash_blob = store.remembered_blob_id()
     state = replace(state, request=state.request.with_ports(hash_blob=hash_blob))

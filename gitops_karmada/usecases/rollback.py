@@ -8,17 +8,21 @@ division, sticky claims). Hand-written files in the cluster folders are never de
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gitops_karmada import __version__
 from gitops_karmada.adapters.git_log import PathChange
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.adapters.tool_commits import is_tool_commit
+from gitops_karmada.core.diff.bound import binding_key
+from gitops_karmada.core.diff.model import ChangeKind
+from gitops_karmada.core.diff.removals import RemovalFacts, attribute_removals, group_removals
 from gitops_karmada.core.diff.writeguard import guard, write_plan
 from gitops_karmada.core.inputs.loading import CONFIG_FILE, Decoded, decode, input_path_filter
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model import wellknown
+from gitops_karmada.model.inputs import Inputs
 from gitops_karmada.reconcile import reconcile
 from gitops_karmada.reconcile.guard import guardrails_for
 from gitops_karmada.usecases.lifecycle import (
@@ -157,9 +161,9 @@ def plan_rollback(
     hand_written = tuple(sorted(p for p in unowned if p not in tip_ownership.released))
     released = tuple(sorted(p for p in unowned if p in tip_ownership.released))
     guarded = (
-        _guard(store, tip, output.commit, layout, changes, allow)
+        _guard(store, tip, output.commit, layout, changes, allow, rev)
         if output is not None
-        else _guard_rerender(store, tip, changes, target_config, allow)
+        else _guard_rerender(store, tip, changes, target_config, allow, rev)
     )
     return RollbackPlan(
         ref=ref,
@@ -183,7 +187,8 @@ def roll_back(
     if plan.refused:
         raise LifecycleError("the guardrails refuse this rollback (see the plan's violations)")
     commit = store.commit(parent=plan.tip, ref=plan.ref, changes=plan.changes, message=plan.message(title))
-    return RollbackOutcome(plan, commit, reconcile_ref(store, plan.ref, allow=allow))
+    reconciled = reconcile_ref(store, plan.ref, allow=allow, rolled_back_to=plan.target[:12])
+    return RollbackOutcome(plan, commit, reconciled)
 
 
 def _guard(
@@ -193,8 +198,10 @@ def _guard(
     layout: RepoLayout,
     changes: Mapping[str, bytes | None],
     allow: frozenset[str],
+    rev: str,
 ) -> PlanDiff:
-    """The rollback commit checked as a reconcile commit is: the tip's records against the restored ones."""
+    """The rollback commit checked as a reconcile commit is: the tip's records against the restored ones;
+    every file it removes is the rollback the user asked for."""
     before, _ = parse_records(read_state(store, tip, layout), layout)
     after, _ = parse_records(read_state(store, output, layout), layout)
     plan = write_plan(
@@ -204,6 +211,16 @@ def _guard(
         changes=changes,
         clusters_dir=layout.clusters_dir,
     )
+    facts = RemovalFacts(
+        before=Inputs(),
+        after=Inputs(),
+        previous={binding_key(b).identity: b for b in before},
+        current={binding_key(b).identity: b for b in after},
+        rolled_back_to=rev,
+        clusters_dir=layout.clusters_dir,
+    )
+    removed = [o.path for o in plan.objects if o.change is ChangeKind.REMOVED]
+    plan = replace(plan, removals=group_removals(attribute_removals(removed, facts)))
     return guard(plan, guardrails_for(read_config(store, tip)[0], allow))
 
 
@@ -213,6 +230,7 @@ def _guard_rerender(
     changes: Mapping[str, bytes | None],
     config: ToolConfig,
     allow: frozenset[str],
+    rev: str,
 ) -> PlanDiff | None:
     """Only inputs are restored: the reconcile that follows decides the output, so check that one now,
     before anything is committed (None when the restored inputs do not load: reconcile will refuse them)."""
@@ -229,7 +247,7 @@ def _guard_rerender(
                 inputs[path] = decode(content)
     documents = {p: decode(c) if isinstance(c, bytes) else c for p, c in inputs.items()}
     request = state.request.with_snapshot(input_files={}, decoded=documents, config=config)
-    result = reconcile(request.with_mode(guard=allow))
+    result = reconcile(request.with_mode(guard=allow, rolled_back_to=rev))
     if not result.input_ok or result.guarded is None:
         return None
     return result.guarded.plan

@@ -25,13 +25,15 @@ from gitops_karmada.core.diff.manifests import (
 )
 from gitops_karmada.core.diff.model import ChangeKind, ClusterChange, PlanDiff
 from gitops_karmada.core.diff.placement import Identity, compare_placement, template_problems
-from gitops_karmada.core.layout import RELEASED_FILE
+from gitops_karmada.core.diff.removals import RemovalFacts, attribute_removals, group_removals
+from gitops_karmada.core.layout import RELEASED_FILE, manifest_path
 from gitops_karmada.core.ownership import released_entries
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
 
     from gitops_karmada.core.diff.model import DiffSide, ObjectDiff, WorkloadPlacement
+    from gitops_karmada.core.diff.removals import RemovalGroup
     from gitops_karmada.model.guardrails import Guardrail
     from gitops_karmada.model.keys import ObjectKey
 
@@ -101,6 +103,7 @@ def compare(
         claims={key: frozenset(templates) for key, templates in claims.items()},
     )
 
+    removed = [o.path for o in objects if o.change is ChangeKind.REMOVED and o.note != RELEASED_NOTE]
     diff = PlanDiff(
         base=base.revision,
         head=head.revision,
@@ -114,8 +117,43 @@ def compare(
         base_errors=tuple(str(d) for d in base.input_errors),
         head_errors=tuple(str(d) for d in head.input_errors),
         fail_on=tuple(str(g) for g in guardrails),
+        removals=_removals(base, head, removed, base_placements, head_placements),
     )
     return replace(diff, violations=check_guardrails(diff, guardrails))
+
+
+def _removals(
+    base: DiffSide,
+    head: DiffSide,
+    removed: Sequence[str],
+    base_placements: Mapping[Identity, BoundPlacement],
+    head_placements: Mapping[Identity, BoundPlacement],
+) -> tuple[RemovalGroup, ...]:
+    """The files the change removes, by cause (nothing when a side does not load: its errors are the
+    report)."""
+    if not removed or base.inputs is None or head.inputs is None:
+        return ()
+    owners = {
+        manifest_path(base.clusters_dir, cluster, placement.key): identity
+        for identity, placement in base_placements.items()
+        for cluster in placement.replicas
+    }
+    rendered: dict[str, dict[tuple[str, str], list[str]]] = {}
+    for placement in head_placements.values():
+        for cluster in placement.replicas:
+            kind = (placement.key.group, placement.key.kind)
+            rendered.setdefault(cluster, {}).setdefault(kind, []).append(str(placement.key))
+    facts = RemovalFacts(
+        before=base.inputs,
+        after=head.inputs,
+        previous={binding_key(b).identity: b for b in base.bindings},
+        current={binding_key(b).identity: b for b in head.bindings if claimed_policy(b) is not None},
+        rendered={c: {k: tuple(sorted(v)) for k, v in kinds.items()} for c, kinds in rendered.items()},
+        config_changed=base.inputs.config.to_api() != head.inputs.config.to_api(),
+        owners=owners,
+        clusters_dir=base.clusters_dir,
+    )
+    return group_removals(attribute_removals(removed, facts))
 
 
 RELEASED_NOTE = (

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         TemplateProblem,
         WorkloadPlacement,
     )
+    from gitops_karmada.core.diff.removals import RemovalGroup
 
 TITLE = "## Karmada placement diff"
 FULL_REPORT_HINT = "The full report is in the job summary of this workflow run and in the report file."
@@ -77,6 +78,16 @@ def render_markdown(
     _placement(writer, diff.workloads, omitted)
     _section(
         writer, "**Clusters**\n\n", [_cluster_item(c) for c in diff.clusters], "cluster change", omitted, "\n"
+    )
+    _section(
+        writer,
+        "### Removed from cluster folders, by cause\n\nFlux and Argo CD delete what leaves a cluster's "
+        "folder. `reconcile` commits a removal unasked only when the change says so itself; the others "
+        "need `--allow <cause>` (or `removals.allow` in gitops-karmada.yaml).\n\n",
+        [_removal_item(g) for g in diff.removals],
+        "removal",
+        omitted,
+        "\n",
     )
     _section(
         writer,
@@ -214,6 +225,14 @@ def _placement_row(workload: WorkloadPlacement, clusters: Sequence[str]) -> str:
         template += f" ({workload.change.value})"
     columns = [template, escape(policy_text(workload)), total_text(workload), *shown, moved_text(workload)]
     return "| " + " | ".join(columns) + " |\n"
+
+
+def _removal_item(group: RemovalGroup) -> str:
+    verdict = "deliberate" if group.deliberate else f"needs `--allow {group.cause.value}`"
+    owners = _names(list(group.owners))
+    clusters = ", ".join(code(c) for c in group.clusters)
+    change = escape(_clip(group.change))
+    return f"- **{group.cause.value}** ({verdict}): {change} — {owners} from {clusters}\n"
 
 
 def _cluster_item(change: ClusterChange) -> str:

@@ -97,13 +97,16 @@ class RemovalFacts:
     """Templates divided afresh on request (``reschedule``)."""
     rolled_back_to: str | None = None
     """The revision a rollback restores (its removals are what the user asked for)."""
+    owners: Mapping[str, Identity] | None = None
+    """Cluster-folder path → the template that rendered it, when ``previous`` does not hold every record
+    (a diff side that stands on its state index); None: from ``previous``."""
     clusters_dir: str = "clusters"
 
 
 def attribute_removals(removed: Iterable[str], facts: RemovalFacts) -> tuple[Removal, ...]:
     """Every removed path of a cluster folder with its cause, in path order (a path nothing owned — a hand-
     written file the tool never deletes — is left out)."""
-    owners = _template_owners(facts)
+    owners = facts.owners if facts.owners is not None else _template_owners(facts)
     context = _Context(facts)
     found: list[Removal] = []
     for path in sorted(removed):
@@ -111,7 +114,7 @@ def attribute_removals(removed: Iterable[str], facts: RemovalFacts) -> tuple[Rem
         if path in owners:
             identity = owners[path]
             cause, change = context.template_cause(identity, cluster)
-            owner = str(binding_key(facts.previous[identity]))
+            owner = _label(identity)
         elif path in facts.quota_owners:
             namespace, name = facts.quota_owners[path]
             cause, change = context.quota_cause(namespace, name, cluster)
@@ -238,7 +241,6 @@ class _Context:
         return cause, change
 
     def _template_cause(self, identity: Identity, cluster: str) -> tuple[RemovalCause, str]:
-        before = self.facts.previous[identity]
         if cluster not in self.clusters_after:
             return RemovalCause.CLUSTER_DELETED, f"Cluster {cluster} was deleted from the inventory"
         evicted = self.facts.evictions.get((identity, cluster))
@@ -248,6 +250,16 @@ class _Context:
             return RemovalCause.RESCHEDULED, "divided afresh on request (reschedule)"
         if identity not in self.templates_after:
             return self._gone(identity)
+        before = self.facts.previous.get(identity)
+        if before is None:
+            # no record to read (a side that stands on its index): only what the inputs say
+            if self._template_changed(identity):
+                source = self.templates_after[identity].source
+                return RemovalCause.TEMPLATE_EDITED, f"its own edit ({source}) moved it off {cluster}"
+            changed = self.cluster_change(cluster)
+            if changed is not None:
+                return RemovalCause.CLUSTER_CHANGED, changed
+            return RemovalCause.UNEXPLAINED, f"no input change says why it left {cluster}"
         if before.spec.required_by and claimed_policy(before) is None:
             return self._dependency(identity, cluster)
         after = self.facts.current.get(identity)

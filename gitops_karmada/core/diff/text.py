@@ -69,6 +69,7 @@ def render_text(diff: PlanDiff, *, colour: bool = False) -> str:
     if diff.workloads:
         out += [style("PLACEMENT", "bold"), *_table(diff.workloads, style), ""]
     out += _clusters(diff.clusters, style)
+    out += _removals(diff, style)
     out += _problems(diff, style)
     if diff.unmatched:
         out += [
@@ -88,6 +89,18 @@ def _clusters(changes: Sequence[ClusterChange], style: _Style) -> list[str]:
     for change in changes:
         colour = "red" if change.emptied else "green" if change.gained else "yellow"
         lines.append(f"  {change.cluster}: {style(cluster_status(change), colour)}")
+    return [*lines, ""]
+
+
+def _removals(diff: PlanDiff, style: _Style) -> list[str]:
+    if not diff.removals:
+        return []
+    lines = [style("REMOVED FROM CLUSTER FOLDERS, BY CAUSE", "bold")]
+    for group in diff.removals:
+        verdict = "deliberate" if group.deliberate else f"reconcile needs --allow {group.cause.value}"
+        mark = style("-", "yellow") if group.deliberate else style("✗", "red")
+        lines.append(f"  {mark} {group.cause.value} ({verdict}): {group.change}")
+        lines.append(f"      {', '.join(group.owners)} from {', '.join(group.clusters)}")
     return [*lines, ""]
 
 
