@@ -91,6 +91,22 @@ def test_dependencies_go_when_nothing_needs_them(tmp_path: Path) -> None:
     assert repo.exists("clusters/member1/shop/deployment.apps/web.yaml")
 
 
+def test_a_workload_edit_that_drops_a_dependency_is_refused_unless_allowed(tmp_path: Path) -> None:
+    repo = deps_fleet(tmp_path)
+    repo.cli("reconcile")
+    repo.write("apps/web.yaml", app("web", "other-config", "web-tls"))  # the ConfigMap is no longer used
+    head = repo.commit("web reads another ConfigMap")
+    refused = repo.cli("reconcile", check=3)
+    assert "dependency-dropped (refused: --allow dependency-dropped): no workload requires it any more" in (
+        refused.stdout
+    )
+    assert "ConfigMap/shop/web-config from member1, member2" in refused.stdout
+    assert repo.head() == head and repo.exists("clusters/member1/shop/configmap/web-config.yaml")
+    repo.cli("reconcile", "--allow", "dependency-dropped")
+    assert not repo.exists("clusters/member1/shop/configmap/web-config.yaml")
+    assert repo.exists("clusters/member1/shop/secret/web-tls.yaml")
+
+
 def test_a_dependency_with_its_own_policy_gets_both_placements(tmp_path: Path) -> None:
     own = pp_doc(
         "config",

@@ -324,10 +324,35 @@ class _Context:
             return RemovalCause.DEPENDENCY_DROPPED, f"the workloads requiring it left {cluster} ({shown})"
         if all(not self._binding_still_there(r) for r in requirers):
             return RemovalCause.TEMPLATE_DELETED, f"the workloads that required it were deleted ({shown})"
+        stopped = self._stopped_propagating(requirers)
+        if stopped is not None:
+            return RemovalCause.POLICY_CHANGED, stopped
         return (
             RemovalCause.DEPENDENCY_DROPPED,
             f"no workload requires it any more (it was required by {shown})",
         )
+
+    def _stopped_propagating(self, requirers: Sequence[str]) -> str | None:
+        """The policy edit that stopped propagating the requirers' dependencies (propagateDeps off, or the
+        policy deleted), when one did."""
+        for label in requirers:
+            binding = next(
+                (
+                    b
+                    for b in (*self.facts.current.values(), *self.facts.previous.values())
+                    if _snapshot_label(b.metadata.namespace or "", b.metadata.name) == label
+                ),
+                None,
+            )
+            policy = claimed_policy(binding) if binding is not None else None
+            if policy is None:
+                continue
+            old, new = self.policies_before.get(policy), self.policies_after.get(policy)
+            if new is None:
+                return f"{_policy_label(policy)}, which propagated the dependencies of {label}, was deleted"
+            if old is not None and old.spec.propagate_deps and not new.spec.propagate_deps:
+                return f"{_policy_label(policy)} no longer propagates dependencies (propagateDeps)"
+        return None
 
     def _binding_still_there(self, label: str) -> bool:
         """Whether the template whose binding is ``namespace/name`` is still in the repository."""
