@@ -640,6 +640,11 @@ class GitStore:
             "update-ref", what if current != old else f"moving {target} failed", stderr, temporary=raced
         )
 
+    def clock(self) -> datetime:
+        """The time a commit made now would carry (``GIT_COMMITTER_DATE`` when set, else the wall clock)."""
+        epoch = self._identity("COMMITTER").rsplit(" ", 2)[1]
+        return datetime.fromtimestamp(int(epoch), UTC)
+
     def _identity(self, role: str) -> str:
         """``Name <email> <epoch> <tz>`` from configuration or GIT_<role>_* variables, else the tool's own."""
         variable = f"GIT_{role}_IDENT"

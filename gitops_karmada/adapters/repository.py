@@ -26,7 +26,7 @@ from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.status_store import StatusView, read_status
 from gitops_karmada.adapters.subtree_memo import SubtreeMemo, entries_below
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
-from gitops_karmada.core.codecs.times import format_time
+from gitops_karmada.core.codecs.times import format_time, parse_time
 from gitops_karmada.core.inputs.external_sources import source_plan
 from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load_config
 from gitops_karmada.core.layout import BINDINGS_FOLDER, RepoLayout
@@ -96,10 +96,14 @@ def read_commit(
     materialize: bool = True,
     warm: WarmState | None = None,
     status: StatusChoice = StatusChoice.RECORDED,
+    clock: datetime | None = None,
 ) -> RepositoryState:
     """The repository as committed at ``rev``: one listing of everything but the cluster folders, whose
     files are looked up as the run asks (``CommittedOutputs``); the inputs, snapshots and the state files
-    other than binding records are read at once, the records only when the run asks for them."""
+    other than binding records are read at once, the records only when the run asks for them.
+
+    The run's clock is the commit's time (or the status commit's, when later); ``clock`` moves it later (a
+    run made because failover work fell due); re-rendering a tool commit takes the clock it recorded."""
     sha = store.resolve(rev)
     config, config_diagnostics = load_config(store.read_file(sha, CONFIG_FILE))
     clusters_prefix, state_prefix = _managed_prefixes(config)
@@ -148,7 +152,9 @@ def read_commit(
     anchor = latest_tool_commit(store, sha) if status is StatusChoice.RECORDED else None
     view = _status_view(store, config, status, anchor)
     observed = ObservedStatus(view.snapshots, view.commit) if view.commit is not None else None
-    clock = store.commit_time(_clock_commit(store, sha, anchor))
+    committed = store.commit_time(_clock_commit(store, sha, anchor))
+    ran = _recorded_run_time(sha, anchor)
+    moment = max(committed, view.committed_at or committed, clock or committed, ran or committed)
     request = ReconcileRequest(
         snapshot=RepoSnapshot(
             decoded=decoded,
@@ -164,7 +170,7 @@ def read_commit(
                 store, sha, layout, {p: o for p, o in state_blobs.items() if layout.is_index_file(p)}
             ),
             shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
-            now=rfc3339(max(clock, view.committed_at or clock)),
+            now=rfc3339(moment),
             observed=observed,
             native_schemas=packaged_schemas(),
             generated=generated,
@@ -193,6 +199,17 @@ def _clock_commit(store: GitStore, sha: str, anchor: LogEntry | None) -> str:
         return sha
     source = anchor.trailers.get(wellknown.SOURCE_COMMIT_TRAILER)
     return source if source and store.try_resolve(source) else sha
+
+
+def _recorded_run_time(sha: str, anchor: LogEntry | None) -> datetime | None:
+    """The clock the tool commit ``sha`` recorded it ran at (re-rendering it sees that time)."""
+    if anchor is None or anchor.commit != sha:
+        return None
+    recorded = anchor.trailers.get(wellknown.RUN_TIME_TRAILER)
+    try:
+        return parse_time(recorded) if recorded else None
+    except ValueError:
+        return None
 
 
 def _status_view(
@@ -327,7 +344,13 @@ def summarize(
 
 
 def commit_message(
-    source: str, summary: CommitSummary, message: str | None = None, status_commit: str | None = None
+    source: str,
+    summary: CommitSummary,
+    message: str | None = None,
+    status_commit: str | None = None,
+    *,
+    run_time: str | None = None,
+    failover_due: str | None = None,
 ) -> str:
     """The reconcile commit's message; its trailers let the tool recognise its own commits."""
     title = message or f"gitops-karmada: reconcile {source[:12]}"
@@ -348,7 +371,10 @@ def commit_message(
         f"{title}\n\n{body}\n\n"
         f"{wellknown.SOURCE_COMMIT_TRAILER}: {source}\n"
         f"{wellknown.RENDERED_BY_TRAILER}: {RENDERED_BY}\n"
-        f"{failed}" + (f"{wellknown.STATUS_COMMIT_TRAILER}: {status_commit}\n" if status_commit else "")
+        f"{failed}"
+        + (f"{wellknown.STATUS_COMMIT_TRAILER}: {status_commit}\n" if status_commit else "")
+        + (f"{wellknown.RUN_TIME_TRAILER}: {run_time}\n" if run_time else "")
+        + (f"{wellknown.FAILOVER_DUE_TRAILER}: {failover_due}\n" if failover_due else "")
     )
 
 

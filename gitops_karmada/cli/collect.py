@@ -4,7 +4,8 @@ With ``--kubeconfig`` the cluster is read through kubectl: its health, version, 
 Karmada's cluster status controller reads) and each object rendered into its folder at REV (what the work
 status controller reads). With ``--snapshot`` a snapshot prepared elsewhere is recorded (air-gapped
 fleets, tests). Either way one commit goes to the status branch (``usecases.collect``); the fleet branch
-never changes. An unreachable cluster is an observation like any other: recorded (Ready=False), exit 0.
+never changes. An unreachable cluster is recorded as Karmada records it (Ready=False), and the command
+exits 1: a wrong kubeconfig must not pass for an outage that the failover controllers will act on.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.cli.options import output_option, repo_option
+from gitops_karmada.cli.options import output_option, parse_now, repo_option
 from gitops_karmada.cli.output import to_json
 from gitops_karmada.cli.run_report import REPORT_API_VERSION
-from gitops_karmada.core.observed.member_status import snapshot_document
+from gitops_karmada.core.observed.member_status import CLUSTER_NOT_REACHABLE, snapshot_document
 from gitops_karmada.usecases.collect import (
     Collected,
     Member,
@@ -31,15 +32,7 @@ from gitops_karmada.usecases.collect import (
 
 
 def _parse_now(value: str | None) -> datetime:
-    if value is None:
-        return datetime.now(UTC)
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not an RFC 3339 time", param_hint="--now") from None
-    if moment.tzinfo is None:
-        raise click.BadParameter(f"{value!r} has no time zone (add Z or an offset)", param_hint="--now")
-    return moment
+    return datetime.now(UTC) if value is None else parse_now(value)
 
 
 @click.command("collect")
@@ -100,9 +93,10 @@ def collect_command(
     With --kubeconfig, kubectl reads /readyz (/healthz), /version, the nodes and the pods (Karmada's Ready
     condition, node and resource summaries) and lists the objects rendered into the cluster's folder at REV,
     with `kubectl get --raw` only. An unreachable cluster is recorded as Ready=False (ClusterNotReachable),
-    exit 0. With --snapshot, a prepared snapshot is validated and recorded. Exit 1: the cluster is not in
-    the fleet's inventory, the input is invalid, kubectl cannot use the kubeconfig, or the status branch
-    could not be updated. -o json: one CollectReport document. See docs/status.md.
+    as Karmada would, and the command exits 1. With --snapshot, a prepared snapshot is validated and
+    recorded. Exit 1 also: the cluster is not in the fleet's inventory, the input is invalid, kubectl cannot
+    use the kubeconfig, or the status branch could not be updated. -o json: one CollectReport document.
+    See docs/status.md.
     """
     if (kubeconfig is None) == (snapshot_file is None):
         raise click.UsageError("give either --kubeconfig (read the cluster) or --snapshot (record a file)")
@@ -133,7 +127,18 @@ def _report(done: Collected, *, output_format: str) -> None:
     snapshot, commit = done.snapshot, done.commit
     ready, counts = ready_of(snapshot), object_counts(snapshot)
     log = logger.bind(logger="collect")
-    if ready["status"] != "True":
+    unreachable = ready["reason"] == CLUSTER_NOT_REACHABLE
+    if unreachable:
+        log.error(
+            "{} could not be reached ({}): recorded as not ready, as Karmada would; if the kubeconfig or "
+            "its server is wrong, fix it now: with the Failover gate on, the cluster's workloads are evicted "
+            "once the not-ready toleration runs out (`gitops-karmada simulate --cluster-down {}` shows what "
+            "would move)",
+            snapshot.cluster,
+            ready["message"],
+            snapshot.cluster,
+        )
+    elif ready["status"] != "True":
         log.warning(
             "{} is not ready: {} ({}); recorded as observed",
             snapshot.cluster,
@@ -157,7 +162,7 @@ def _report(done: Collected, *, output_format: str) -> None:
         document = {
             "apiVersion": REPORT_API_VERSION,
             "kind": "CollectReport",
-            "exitCode": 0,
+            "exitCode": 1 if unreachable else 0,
             "cluster": snapshot.cluster,
             "collectedAt": snapshot.collected_at,
             "ready": ready,
@@ -169,3 +174,5 @@ def _report(done: Collected, *, output_format: str) -> None:
             "snapshot": snapshot_document(snapshot),
         }
         click.echo(to_json(document), nl=False)
+    if unreachable:
+        raise click.exceptions.Exit(1)

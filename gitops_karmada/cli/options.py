@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -92,3 +93,14 @@ def output_option(*formats: str, default: str = "text") -> Callable[[F], F]:
         )(func)
 
     return decorate
+
+
+def parse_now(value: str, param_hint: str = "--now") -> datetime:
+    """An RFC 3339 time given on the command line, with its time zone."""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not an RFC 3339 time", param_hint=param_hint) from None
+    if moment.tzinfo is None:
+        raise click.BadParameter(f"{value!r} has no time zone (add Z or an offset)", param_hint=param_hint)
+    return moment

@@ -14,7 +14,7 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.cli.options import allow_option, output_option, repo_option
+from gitops_karmada.cli.options import allow_option, output_option, parse_now, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, placement_table, removals_text, to_json
 from gitops_karmada.cli.progress import template_progress
 from gitops_karmada.cli.run_report import reconcile_document
@@ -137,6 +137,13 @@ def summary_line(result: RenderResult, outcome: ReconcileOutcome) -> str:
 )
 @click.option("--message", help="Title of the reconcile commit.")
 @click.option(
+    "--now",
+    "now",
+    metavar="TIME",
+    help="The time now, RFC 3339 (default: the time a commit made now would carry). When the failover work "
+    "the last reconcile left falls due by it, a run is made although nothing was committed since.",
+)
+@click.option(
     "--detached",
     is_flag=True,
     help="Commit on a detached HEAD (by default a detached HEAD is refused: its commit is on no branch).",
@@ -154,6 +161,7 @@ def reconcile_command(
     dry_run: bool,
     push: bool,
     message: str | None,
+    now: str | None,
     detached: bool,
     full: bool,
     allow: tuple[str, ...],
@@ -178,6 +186,7 @@ def reconcile_command(
             full=full,
             detached=detached,
             progress=progress,
+            clock=parse_now(now) if now is not None else None,
         )
     if output_format == "json":
         report_json(outcome, dry_run=dry_run)

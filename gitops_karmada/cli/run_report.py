@@ -97,6 +97,9 @@ def reconcile_document(outcome: ReconcileOutcome, *, dry_run: bool) -> dict[str,
     document["violations"] = [v.to_dict() for v in outcome.guard.violations] if outcome.guard else []
     document["removals"] = [g.to_dict() for g in outcome.guard.removals] if outcome.guard else []
     document["notes"] = list(outcome.guard.notes) if outcome.guard else []
+    document["pendingEvictions"] = (
+        [p.to_dict() for p in result.failover.pending] if result.failover is not None else []
+    )
     bindings = sum(1 for o in result.outcomes if (o.binding is not None or o.reused) and not o.removed)
     document["bindings"] = {
         "total": bindings,

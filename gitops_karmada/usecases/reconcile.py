@@ -24,6 +24,7 @@ from gitops_karmada.adapters.repository import (
 )
 from gitops_karmada.adapters.status_store import branch_ref
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
+from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
 from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load, load_config
@@ -35,6 +36,7 @@ from gitops_karmada.reconcile import RenderResult, reconcile
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
+    from datetime import datetime
 
     from gitops_karmada.adapters.git_blob_stream import BlobStream
     from gitops_karmada.adapters.git_blob_writer import BlobWriter
@@ -93,9 +95,17 @@ def log_failover(outcome: FailoverOutcome) -> None:
             len(outcome.queue.items),
             outcome.queue.next_free_at,
         )
+    for pending in outcome.pending:
+        logger.bind(logger="failover", cluster=pending.cluster, due=pending.due).warning(
+            "{} will be evicted from {} at {} unless the cluster recovers: {}",
+            pending.template,
+            pending.cluster,
+            pending.due,
+            pending.reason,
+        )
     if outcome.requeue_after_seconds is not None:
         logger.bind(logger="failover").info(
-            "failover decides more in {:.0f} s: reconcile again after a status update then",
+            "failover decides more in {:.0f} s: a reconcile then acts on it (the daemon runs one itself)",
             outcome.requeue_after_seconds,
         )
 
@@ -146,6 +156,7 @@ def reconcile_ref(
     warm: WarmState | None = None,
     cancelled: Callable[[], bool] | None = None,
     rolled_back_to: str | None = None,
+    clock: datetime | None = None,
 ) -> ReconcileOutcome:
     """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
 
@@ -154,18 +165,28 @@ def reconcile_ref(
     redoes every template instead of reusing those whose inputs did not change; ``warm``: what a long-lived
     caller keeps between runs (the daemon); ``cancelled``: asked during the render, True raises
     ``RunCancelled`` before anything is written; ``rolled_back_to``: the revision a rollback restored, whose
-    removals are what the user asked for.
+    removals are what the user asked for; ``clock``: the time now (the wall clock, or ``--now``): when the
+    failover work the last reconcile left falls due by it, a run is made at that time although nothing was
+    committed since (and records the time it ran at).
     """
     if not dry_run:
         store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
     config, _ = load_config(store.read_file(store.resolve(ref), CONFIG_FILE))
     warn_uncommitted_inputs(store, ref, config)
     since = None if reschedule or full else since_reconcile(store, ref)
-    if since is not None and since.unchanged:
+    due = failover_fell_due(store, ref, since, clock)
+    if since is not None and since.unchanged and due is None:
         return ReconcileOutcome(None, None, up_to_date=UpToDate(since.source, since.reconciled))
     # the write path needs only what it redoes: reused templates' records are not read at all
     state = read_commit(
-        store, ref, reschedule=reschedule, full=full, materialize=False, warm=warm, status=StatusChoice.TIP
+        store,
+        ref,
+        reschedule=reschedule,
+        full=full,
+        materialize=False,
+        warm=warm,
+        status=StatusChoice.TIP,
+        clock=due,
     )
     if since is not None and not since.others and since.source == state.source:
         # only input files changed since the last reconcile: the templates they cannot touch stand unjudged
@@ -192,8 +213,10 @@ def reconcile_ref(
                 fan_out=replace(pool, finish=stream.seal) if isinstance(pool, ForkPool) else pool,
             ),
         )
+    write = _Write(writer, stream, dry_run, message, allow, timed=due is not None)
     try:
-        return _commit_result(store, ref, state, writer, stream, progress, cancelled, dry_run, message, allow)
+        state = replace(state, request=state.request.with_ports(progress=progress, cancelled=cancelled))
+        return _commit_result(store, ref, state, write)
     finally:
         if stream is not None:
             stream.close()
@@ -201,20 +224,41 @@ def reconcile_ref(
             writer.close()
 
 
-def _commit_result(
-    store: GitStore,
-    ref: str,
-    state: RepositoryState,
-    writer: BlobWriter | None,
-    stream: BlobStream | None,
-    progress: Callable[[int, int], None] | None,
-    cancelled: Callable[[], bool] | None,
-    dry_run: bool,
-    message: str | None,
-    allow: frozenset[str],
-) -> ReconcileOutcome:
-    request = state.request.with_ports(progress=progress, cancelled=cancelled, emit=writer)
-    result = reconcile(request.with_mode(guard=allow))
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """How a run's result is written: the blob writers, and what the commit says and may do."""
+
+    writer: BlobWriter | None
+    stream: BlobStream | None
+    dry_run: bool
+    message: str | None
+    allow: frozenset[str]
+    timed: bool
+    """The run was made because failover work fell due: its commit records the time it ran at."""
+
+
+def failover_fell_due(
+    store: GitStore, ref: str, since: SinceReconcile | None, clock: datetime | None
+) -> datetime | None:
+    """The time now (``clock``, else the time a commit made now would carry), when the failover work the
+    last reconcile of ``ref`` left (its ``Failover-Due`` trailer) is due by it; None otherwise."""
+    due = since.due if since is not None else _last_due(store, ref)
+    if due is None:
+        return None
+    now = clock if clock is not None else store.clock()
+    try:
+        return now if parse_time(due) <= now else None
+    except ValueError:
+        return None
+
+
+def _last_due(store: GitStore, ref: str) -> str | None:
+    anchor = latest_tool_commit(store, store.resolve(ref))
+    return anchor.trailers.get(wellknown.FAILOVER_DUE_TRAILER) if anchor is not None else None
+
+
+def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Write) -> ReconcileOutcome:
+    result = reconcile(state.request.with_ports(emit=write.writer).with_mode(guard=write.allow))
     if not result.input_ok or result.guarded is None:
         return ReconcileOutcome(state, result)
     if result.failover is not None:
@@ -227,25 +271,32 @@ def _commit_result(
             "{} managed file(s) were edited by hand since the last reconcile; this run {} them to what the "
             "inputs render: {} (change the inputs instead, or use a hand-written file the tool does not own)",
             len(reverted),
-            "would revert" if dry_run or checked.violations else "reverts",
+            "would revert" if write.dry_run or checked.violations else "reverts",
             shown,
         )
-    if dry_run or not changes or checked.violations:
+    if write.dry_run or not changes or checked.violations:
         return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)
     assert state.source is not None
-    if stream is not None:
-        stream.seal()  # the stored files must all be in the object database before a commit names them
+    if write.stream is not None:
+        write.stream.seal()  # the stored files must all be in the object database before a commit names them
+    now = state.request.snapshot.now
+    requeue = result.failover.requeue_after_seconds if result.failover is not None else None
     sha = store.commit(
         parent=state.source,
         ref=ref,
         changes=changes,
         message=commit_message(
-            state.source, summarize(result, changes, reverted), message, status_commit=state.status_commit
+            state.source,
+            summarize(result, changes, reverted),
+            write.message,
+            status_commit=state.status_commit,
+            run_time=now if write.timed else None,
+            failover_due=format_time(parse_time(now) + seconds(requeue)) if requeue is not None else None,
         ),
-        written=writer.written() if writer is not None else None,
+        written=write.writer.written() if write.writer is not None else None,
     )
     if sha is not None:
-        logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
+        logger.bind(logger="reconciler", commit=sha, files=len(changes)).debug("committed {}", sha[:12])
     return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
 
 
@@ -267,6 +318,8 @@ class SinceReconcile:
     """The input files changed since."""
     others: bool
     """Whether anything else the pipeline reads changed since: the configuration, the managed folders."""
+    due: str | None = None
+    """When the failover work that reconcile left falls due (its ``Failover-Due`` trailer)."""
 
     @property
     def unchanged(self) -> bool:
@@ -288,8 +341,9 @@ def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
     status_tip = store.try_resolve(branch_ref(config.status.branch))
     if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
         return None  # the member clusters reported something the last reconcile did not see
+    due = anchor.trailers.get(wellknown.FAILOVER_DUE_TRAILER)
     if anchor.commit == head:
-        return SinceReconcile(head, head, (), others=False)
+        return SinceReconcile(head, head, (), others=False, due=due)
     is_input = input_path_filter(config)
     watched = (
         config.output.clusters_dir + "/",
@@ -299,10 +353,10 @@ def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
     inputs = []
     for change in store.diff(anchor.commit, head):
         if change.path == CONFIG_FILE or change.path.startswith(watched):
-            return SinceReconcile(head, anchor.commit, (), others=True)
+            return SinceReconcile(head, anchor.commit, (), others=True, due=due)
         if is_input(change.path):
             inputs.append(change)
-    return SinceReconcile(head, anchor.commit, tuple(inputs), others=False)
+    return SinceReconcile(head, anchor.commit, tuple(inputs), others=False, due=due)
 
 
 def changed_inputs(
@@ -391,6 +445,7 @@ def reconcile_and_push(
     progress: Callable[[int, int], None] | None = None,
     warm: WarmState | None = None,
     cancelled: Callable[[], bool] | None = None,
+    clock: datetime | None = None,
 ) -> ReconcileOutcome:
     """Reconcile, then push to the branch's upstream; on a rejected push fetch, re-render and retry."""
     if not ref.startswith("refs/heads/"):
@@ -409,6 +464,7 @@ def reconcile_and_push(
         progress=progress,
         warm=warm,
         cancelled=cancelled,
+        clock=clock,
     )
     outcome = render()
     for attempt in range(1, PUSH_ATTEMPTS + 1):
@@ -444,12 +500,13 @@ def reconcile_rev(
     full: bool = False,
     detached: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    clock: datetime | None = None,
 ) -> ReconcileOutcome:
     """What ``reconcile`` does with ``rev``: a dry run reads it as it is; otherwise the run commits on the
     branch ``rev`` names (``target_ref``; a detached HEAD only when ``detached``) and, with ``push``, pushes
-    to its upstream."""
+    to its upstream. ``clock``: the time now (see ``reconcile_ref``)."""
     if dry_run:
-        return reconcile_ref(store, rev, dry_run=True, allow=allow, full=full, progress=progress)
+        return reconcile_ref(store, rev, dry_run=True, allow=allow, full=full, progress=progress, clock=clock)
     ref = target_ref(store, rev, detached=detached)
     run = reconcile_and_push if push else reconcile_ref
-    return run(store, ref, message=message, allow=allow, full=full, progress=progress)
+    return run(store, ref, message=message, allow=allow, full=full, progress=progress, clock=clock)

@@ -305,7 +305,7 @@ def test_a_later_collection_keeps_transition_time_and_summaries_as_karmada_does(
     snapshot = recorded(repo)
     assert snapshot["collectedAt"] == later and ready_of(snapshot)["lastTransitionTime"] == NOW
     dead = kubeconfig(tmp_path / "dead", f"http://127.0.0.1:{closed_port()}")
-    repo.cli("collect", "--cluster", "member1", "--kubeconfig", str(dead), "--now", latest)
+    repo.cli("collect", "--cluster", "member1", "--kubeconfig", str(dead), "--now", latest, check=1)
     offline = recorded(repo)
     assert ready_of(offline) == {
         "type": "Ready", "status": "False", "reason": "ClusterNotReachable", "message": "cluster is not reachable", "lastTransitionTime": latest,
@@ -330,7 +330,16 @@ def test_an_unreachable_cluster_is_recorded_not_reachable_quickly(tmp_path: Path
         server = silent if where == "silent server" else f"http://127.0.0.1:{closed_port()}"
         config = kubeconfig(tmp_path / "kubeconfig", server)
         done = repo.cli(
-            "collect", "--cluster", "member1", "--kubeconfig", str(config), "--timeout", "1", "--now", NOW
+            "collect",
+            "--cluster",
+            "member1",
+            "--kubeconfig",
+            str(config),
+            "--timeout",
+            "1",
+            "--now",
+            NOW,
+            check=1,  # recorded as Karmada would, and named: a wrong kubeconfig must not pass for an outage
         )
     assert time.monotonic() - started < 20
     snapshot = recorded(repo)
@@ -340,9 +349,10 @@ def test_an_unreachable_cluster_is_recorded_not_reachable_quickly(tmp_path: Path
     }  # fmt: skip
     assert "objects" not in snapshot
     assert (
-        "member1 is not ready: ClusterNotReachable (cluster is not reachable); recorded as observed"
+        "member1 could not be reached (cluster is not reachable): recorded as not ready, as Karmada would"
         in done.stderr
     )
+    assert "gitops-karmada simulate --cluster-down member1" in done.stderr
     assert "Ready=False (ClusterNotReachable) · 0 object(s)" in done.stderr
     assert repo.head() == head
 

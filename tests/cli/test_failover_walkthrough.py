@@ -19,6 +19,7 @@ import yaml
 from tests.action.scenarios import REPO_LAYOUT
 from tests.cli.test_failover import T0, binding_at, holds, record, run_at, snapshot
 from tests.fleet import FleetRepo
+from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -146,3 +147,32 @@ def test_simulate_cluster_down_names_what_moves_and_exits_1(tmp_path: Path) -> N
     assert run_at(repo, T0, "simulate", "--cluster-down", home, check=0).returncode == 0  # not yet: tolerated
     bad = run_at(repo, T0, "simulate", "--cluster-down", "nowhere", check=2)
     assert "no cluster 'nowhere' in the inventory" in bad.stderr
+
+
+def test_the_eviction_queue_advances_with_time_without_a_new_commit(tmp_path: Path) -> None:
+    repo = example_fleet(tmp_path)
+    home = flink_cluster(repo)
+    others = [c for c in ("member1", "member2", "member3", "member4") if c != home]
+    down = T0 + timedelta(seconds=20)
+    record(repo, down, snapshot(home, down, ready="False", objects=[flink_reported()]))
+    record(repo, down, *(snapshot(c, down) for c in others))
+    first = run_at(repo, down, "reconcile")
+    # the summary names what will be evicted, and when (the not-ready toleration: 300 s)
+    due = (down + timedelta(seconds=300)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert (
+        f"FlinkDeployment.flink.apache.org/analytics/flink-example will be evicted from {home} at {due}"
+        in (first.stderr)
+    )
+    head = repo.head()
+    # nothing is due yet: a run with no new commit has nothing to do
+    assert "up to date" in run_at(repo, down + timedelta(seconds=60), "reconcile").stdout
+    assert repo.head() == head
+    # once the toleration has run out, a run with no new commit evicts: time alone moves the queue
+    later = down + timedelta(seconds=302)
+    done = run_at(repo, later, "reconcile")
+    assert "eviction(s) wait in the eviction queue" in done.stderr, done.stderr
+    assert repo.head() != head
+    message = git(repo.path, "log", "-1", "--format=%B")
+    assert f"Run-Time: {later.strftime('%Y-%m-%dT%H:%M:%SZ')}" in message
+    assert "Failover-Due: " in message
+    run_at(repo, later, "verify")

@@ -16,8 +16,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.binding import UNHEALTHY_SINCE_ANNOTATION
-from gitops_karmada.core.codecs.times import format_time, parse_time
-from gitops_karmada.core.failover.application import run_application_failover
+from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
+from gitops_karmada.core.failover.application import (
+    DEFAULT_TOLERATION_SECONDS,
+    ApplicationFailoverResult,
+    run_application_failover,
+)
 from gitops_karmada.core.failover.evict import graceful_evict_cluster
 from gitops_karmada.core.failover.eviction_queue import (
     BINDING_QUEUE,
@@ -79,6 +83,24 @@ class FailoverEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class PendingEviction:
+    """A workload the failover controllers will evict from a cluster unless the cluster recovers first."""
+
+    identity: Identity
+    cluster: str
+    due: str
+    """When (RFC 3339): its toleration runs out, or its turn in the eviction queue comes."""
+    reason: str
+
+    @property
+    def template(self) -> str:
+        return _label(self.identity)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"template": self.template, "cluster": self.cluster, "due": self.due, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
 class FailoverOutcome:
     bindings: Mapping[Identity, ResourceBinding]
     """The bindings the controllers changed, as they left them."""
@@ -93,6 +115,8 @@ class FailoverOutcome:
     """Evictions the queue gave their turn in this run."""
     failed: tuple[ProcessedEviction, ...] = ()
     """Those of ``processed`` that could not be carried out (re-queued with backoff)."""
+    pending: tuple[PendingEviction, ...] = ()
+    """The evictions a later run will make unless the clusters recover: by due time, then template."""
 
 
 def unhealthy_since(binding: ResourceBinding) -> dict[str, str]:
@@ -140,6 +164,7 @@ class _Pass:
         self.settings = settings
         self.events: list[FailoverEvent] = []
         self.requeue: list[float] = []
+        self.pending: list[PendingEviction] = []
         self.items: dict[Identity, tuple[AggregatedStatusItem, ...]] = {}
 
     def observed_items(
@@ -188,6 +213,14 @@ class _Pass:
                     )
                 elif decision.evict_after_seconds is not None:
                     self.requeue.append(decision.evict_after_seconds)
+                    self.pending.append(
+                        PendingEviction(
+                            identity,
+                            target.name,
+                            format_time(now + seconds(decision.evict_after_seconds)),
+                            "a NoExecute taint it tolerates only until then",
+                        )
+                    )
         return wants
 
     def evict_for_taint(
@@ -254,13 +287,17 @@ def run_failover(
                 run.events.append(FailoverEvent(identity, turn.item.cluster, "failed", str(problem)))
         queue = requeue_failed(queue, failed)
         processed, not_done = tuple(taken), tuple(failed)
+        after = next_turn_seconds(queue, now)
         for item in queue.items:
             run.events.append(
                 FailoverEvent(
                     by_label[item.binding], item.cluster, "queued", "waits for its turn in the eviction queue"
                 )
             )
-        after = next_turn_seconds(queue, now)
+            when = format_time(now + seconds(after)) if after is not None else format_time(now)
+            run.pending.append(
+                PendingEviction(by_label[item.binding], item.cluster, when, "its turn in the eviction queue")
+            )
         if after is not None:
             run.requeue.append(after)
     else:
@@ -299,6 +336,7 @@ def run_failover(
                 )
             if result.requeue_after_seconds:
                 run.requeue.append(result.requeue_after_seconds)
+            run.pending.extend(_application_pending(identity, spec, result, now))
             spec = result.spec
             changed_here = changed_here or bool(result.evicted_clusters)
         if spec.graceful_eviction_tasks:
@@ -335,7 +373,28 @@ def run_failover(
         seen=frozenset(bindings),
         processed=processed,
         failed=not_done,
+        pending=tuple(sorted(run.pending, key=lambda p: (parse_time(p.due), p.identity, p.cluster))),
     )
+
+
+def _application_pending(
+    identity: Identity, spec: ResourceBindingSpec, result: ApplicationFailoverResult, now: datetime
+) -> list[PendingEviction]:
+    """The clusters application failover will leave once their unhealthy time passes its toleration."""
+    if result.ignored or result.error or spec.failover is None or spec.failover.application is None:
+        return []
+    toleration = spec.failover.application.decision_conditions.toleration_seconds
+    toleration = DEFAULT_TOLERATION_SECONDS if toleration is None else toleration
+    return [
+        PendingEviction(
+            identity,
+            cluster,
+            format_time(max(parse_time(since) + seconds(toleration), now)),
+            "the application stays unhealthy past its tolerationSeconds",
+        )
+        for cluster, since in sorted(result.unhealthy_since.items())
+        if cluster not in result.evicted_clusters
+    ]
 
 
 def has_failover_business(binding: ResourceBinding) -> bool:
