@@ -14,9 +14,10 @@ if TYPE_CHECKING:
 
 
 def read_directory(
-    root: Path, include: Callable[[str], bool], skipped: list[str] | None = None
+    root: Path, include: Callable[[str], bool], skipped: list[str] | None = None, *, under: str = ""
 ) -> dict[str, bytes]:
-    """Files under ``root`` whose POSIX relative path passes ``include`` (dot-folders skipped).
+    """Files under ``root`` (only its folder ``under``, when given) whose POSIX path relative to ``root``
+    passes ``include`` (dot-folders skipped).
 
     Symbolic links are never followed (they may point outside the repository); their paths are added to
     ``skipped`` when it is given.
@@ -24,7 +25,10 @@ def read_directory(
     if not root.is_dir():
         raise AdapterError(f"{root}: not a directory")
     files: dict[str, bytes] = {}
-    for folder, dirnames, filenames in os.walk(root):
+    start = root / under if under else root
+    if not start.is_dir():
+        return files
+    for folder, dirnames, filenames in os.walk(start):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         base = Path(folder)
         for filename in sorted(filenames):

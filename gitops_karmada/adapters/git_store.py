@@ -118,6 +118,9 @@ class GitStore:
     observer: Callable[[CommitStage], None] | None = None
     remote_access: RemoteAccess = field(default_factory=RemoteAccess)
     """Credentials for fetch and push (an SSH key or command, an askpass program)."""
+    subdir: str = ""
+    """The folder of the work tree the store was opened from, relative to its top (``""``: the top): a
+    fleet kept in a subfolder of a monorepo is found from there."""
     _commits: set[str] = field(default_factory=set, init=False, compare=False, repr=False)
     """Full ids ``resolve`` has found to name commits: an id names the same commit for ever, so a run that
     lists and reads one commit many times asks git once (a ref name is asked every time: it moves)."""
@@ -143,15 +146,19 @@ class GitStore:
         if done.returncode != 0:
             raise git_error("open", f"{path} is not a git repository", done.stderr)
         git_dir, inside_work_tree, object_format = done.stdout.decode("utf-8", "surrogateescape").splitlines()
-        work_tree = None
+        work_tree, subdir = None, ""
         if inside_work_tree == "true":
-            work_tree = Path(probe.text(["rev-parse", "--show-toplevel"], operation="open", what=f"{path}"))
+            lines = probe.text(
+                ["rev-parse", "--show-toplevel", "--show-prefix"], operation="open", what=f"{path}"
+            ).splitlines()
+            work_tree, subdir = Path(lines[0]), (lines[1] if len(lines) > 1 else "").rstrip("/")
         return cls(
             git_dir=Path(git_dir),
             work_tree=work_tree,
             object_format=object_format,
             observer=observer,
             remote_access=remote_access or RemoteAccess(),
+            subdir=subdir,
         )
 
     @property

@@ -28,8 +28,8 @@ from gitops_karmada.adapters.subtree_memo import SubtreeMemo, entries_below
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time
 from gitops_karmada.core.inputs.external_sources import source_plan
-from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load_config
-from gitops_karmada.core.layout import BINDINGS_FOLDER, RepoLayout
+from gitops_karmada.core.inputs.loading import input_path_filter, load_config
+from gitops_karmada.core.layout import CONFIG_FILE, RepoLayout, config_path
 from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.core.ownership import is_state_file
 from gitops_karmada.model import wellknown
@@ -84,7 +84,21 @@ def rfc3339(moment: datetime) -> str:
 
 
 def _managed_prefixes(config: ToolConfig) -> tuple[str, str]:
-    return (config.output.clusters_dir + "/", config.output.state_dir + "/")
+    layout = RepoLayout.of(config)
+    return (layout.output_prefix, layout.state_prefix)
+
+
+def read_config(store: GitStore, rev: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
+    """The configuration of the fleet at ``rev``: the nearest ``gitops-karmada.yaml`` at or above the folder
+    the store was opened from (a fleet in a subfolder of a monorepo), else the repository root's; rooted
+    there (``ToolConfig.rooted``) and parsed once per content (``load_config``)."""
+    subdir = store.subdir
+    folders = [subdir.rsplit("/", depth)[0] for depth in range(subdir.count("/") + 1)] if subdir else []
+    candidates = [*folders, ""]
+    found = store.list_blobs(store.resolve(rev), [config_path(c) for c in candidates])
+    root = next((c for c in candidates if config_path(c) in found), "")
+    oid = found.get(config_path(root))
+    return load_config(store.read_blobs([oid])[oid] if oid is not None else None, root)
 
 
 def read_commit(
@@ -105,10 +119,10 @@ def read_commit(
     The run's clock is the commit's time (or the status commit's, when later); ``clock`` moves it later (a
     run made because failover work fell due); re-rendering a tool commit takes the clock it recorded."""
     sha = store.resolve(rev)
-    config, config_diagnostics = load_config(store.read_file(sha, CONFIG_FILE))
+    config, config_diagnostics = read_config(store, sha)
     clusters_prefix, state_prefix = _managed_prefixes(config)
-    bindings_prefix = f"{state_prefix}{BINDINGS_FOLDER}/"
-    snapshots_prefix = config.output.snapshots_dir + "/"
+    layout = RepoLayout.of(config)
+    bindings_prefix, snapshots_prefix = layout.bindings_dir + "/", layout.snapshots_prefix
     is_input = input_path_filter(config)
     inputs: dict[str, str] = {}
     snapshots: dict[str, str] = {}
@@ -134,7 +148,6 @@ def read_commit(
                     warning(f"{reason}; not read (commit the file itself, or exclude it)", SourceRef(path, 0))
                 )
     output_blobs = CommittedOutputs(store, sha, config.output.clusters_dir, warm.counted if warm else None)
-    layout = RepoLayout.of(config)
     blobs = store.read_blobs(sorted({*snapshots.values(), *eager_state.values()}))
     decoded = decode_inputs(store.git_dir, inputs, store.read_blobs, warm.decoded if warm else None)
     plan = source_plan(decoded)
@@ -261,20 +274,40 @@ def output_edits(
     return frozenset(c.path for c in store.diff(anchor.commit, sha, [layout.clusters_dir]))
 
 
-def read_worktree(root: Path, now: datetime) -> RepositoryState:
+def fleet_on_disk(path: Path) -> tuple[Path, str]:
+    """The folder paths are relative to, and the fleet's folder in it, for the files on disk at ``path``:
+    the nearest ``gitops-karmada.yaml`` at or above ``path`` within its work tree (a fleet in a subfolder of
+    a monorepo, found as a committed read finds it); else ``path`` itself is the fleet."""
+    start = path.resolve()
+    top = next((p for p in (start, *start.parents) if (p / ".git").exists()), None)
+    if top is None:
+        return path, ""
+    for folder in (start, *start.parents):
+        if (folder / CONFIG_FILE).is_file():
+            rel = folder.relative_to(top).as_posix()
+            return top, "" if rel == "." else rel
+        if folder == top:
+            break
+    return path, ""
+
+
+def read_worktree(path: Path, now: datetime) -> RepositoryState:
     """The repository as it is on disk (for ``validate``/``render --worktree`` before committing)."""
-    config_path = root / CONFIG_FILE
-    config, config_diagnostics = load_config(config_path.read_bytes() if config_path.is_file() else None)
+    root, fleet = fleet_on_disk(path)
+    config_file = root / config_path(fleet)
+    config, config_diagnostics = load_config(
+        config_file.read_bytes() if config_file.is_file() else None, fleet
+    )
     clusters_prefix, state_prefix = _managed_prefixes(config)
     links: list[str] = []
-    input_files = read_directory(root, input_path_filter(config), links)
+    input_files = read_directory(root, input_path_filter(config), links, under=fleet)
     skipped = tuple(
         warning(f"{SYMLINK_SKIPPED}; not read (commit the file itself, or exclude it)", SourceRef(path, 0))
         for path in links
     )
-    managed = read_directory(root, lambda path: path.startswith((clusters_prefix, state_prefix)))
-    snapshots_prefix = config.output.snapshots_dir + "/"
-    snapshot_files = read_directory(root, lambda path: path.startswith(snapshots_prefix))
+    managed = read_directory(root, lambda p: p.startswith((clusters_prefix, state_prefix)), under=fleet)
+    snapshots_prefix = RepoLayout.of(config).snapshots_prefix
+    snapshot_files = read_directory(root, lambda p: p.startswith(snapshots_prefix), under=fleet)
     current = {path: blob_sha(content) for path, content in managed.items()}
     plan = source_plan(input_files)
     request = ReconcileRequest(
@@ -290,7 +323,7 @@ def read_worktree(root: Path, now: datetime) -> RepositoryState:
             generated=render_sources(plan, root, config) if not plan.empty else {},
         ),
         ports=Ports(
-            read_output=lambda path: (root / path).read_bytes() if (root / path).is_file() else None,
+            read_output=lambda p: (root / p).read_bytes() if (root / p).is_file() else None,
             fan_out=ForkPool(),
         ),
     )
@@ -301,7 +334,7 @@ def uncommitted_inputs(store: GitStore, config: ToolConfig) -> tuple[str, ...]:
     """Input files (and the configuration) with edits in the work tree that a run reading a commit misses."""
     is_input = input_path_filter(config)
     changed = store.uncommitted(exclude=_managed_prefixes(config))
-    return tuple(p for p in changed if is_input(p) or p == CONFIG_FILE)
+    return tuple(p for p in changed if is_input(p) or p == config_path(config.fleet_root))
 
 
 def warn_uncommitted_inputs(store: GitStore, rev: str, config: ToolConfig) -> tuple[str, ...]:

@@ -18,10 +18,10 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_process import git_error
 from gitops_karmada.adapters.git_store import DEFAULT_AUTHOR_EMAIL, DEFAULT_AUTHOR_NAME, TEMPORARY_REF_PREFIX
+from gitops_karmada.core.layout import status_snapshot_path
 from gitops_karmada.core.observed.member_status import dump_snapshot, parse_snapshot
 from gitops_karmada.model.diagnostics import SourceRef
 from gitops_karmada.model.errors import GitError, InputError
-from gitops_karmada.model.status import snapshot_path
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -99,7 +99,7 @@ def read_snapshot(store: GitStore, branch: str, cluster: str) -> ClusterStatusSn
     commit = store.try_resolve(branch_ref(branch))
     if commit is None:
         return None
-    path = snapshot_path(cluster)
+    path = status_snapshot_path(cluster)
     raw = store.read_file(commit, path)
     return None if raw is None else _parse(raw, branch, path, cluster)
 
@@ -128,7 +128,7 @@ def record_snapshots(
     ``RECORD_ATTEMPTS`` races or on any other failure."""
     changes: dict[str, bytes | None] = {}
     for snapshot in sorted(snapshots, key=lambda s: s.cluster):
-        path = snapshot_path(snapshot.cluster)
+        path = status_snapshot_path(snapshot.cluster)
         if path in changes:
             raise ValueError(f"two snapshots of cluster {snapshot.cluster!r} in one record")
         changes[path] = dump_snapshot(snapshot)

@@ -12,8 +12,8 @@ import click
 from click.shell_completion import CompletionItem, get_completion_class
 
 from gitops_karmada.core.incremental.state_index import read_index
-from gitops_karmada.core.inputs.loading import CONFIG_FILE, load_config
-from gitops_karmada.core.layout import RepoLayout, key_of_identity
+from gitops_karmada.core.inputs.loading import load_config
+from gitops_karmada.core.layout import CONFIG_FILE, RepoLayout, key_of_identity
 
 PROGRAM = "gitops-karmada"
 COMPLETE_VAR = "_GITOPS_KARMADA_COMPLETE"

@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import create_repository
+from gitops_karmada.adapters.repository import create_repository, read_config
 from gitops_karmada.cli.reconcile import report
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.usecases.reconcile import reconcile_ref, target_ref
 
 
@@ -38,7 +39,9 @@ def demo(source: Path, workdir: Path | None) -> None:
     outcome = reconcile_ref(store, target_ref(store, "HEAD"))
     click.echo(f"demo fleet repository: {target}\n")
     report(outcome, dry_run=False)
+    layout = RepoLayout.of(read_config(store, "HEAD")[0])
     click.echo(
-        f"\nrendered manifests: {target}/clusters/<cluster>/   binding records: {target}/karmada-state/\n"
+        f"\nrendered manifests: {target / layout.cluster_folder('<cluster>')}/   "
+        f"binding records: {target / layout.state_dir}/\n"
         f"see the reconcile commit: git -C {target} show --stat HEAD"
     )

@@ -16,14 +16,13 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from gitops_karmada.model.base import is_dns1123_label, is_dns1123_subdomain
+from gitops_karmada.model.config import ToolConfig
 from gitops_karmada.model.keys import ObjectKey
 
-if TYPE_CHECKING:
-    from gitops_karmada.model.config import ToolConfig
-
+CONFIG_FILE = "gitops-karmada.yaml"
+"""The fleet's configuration, at the root of its folder."""
 CLUSTER_SCOPED_FOLDER = "_cluster"
 BINDINGS_FOLDER = "bindings"
 QUOTAS_FOLDER = "quotas"
@@ -48,6 +47,20 @@ _PATH_SEGMENT_KINDS = frozenset(
 )
 _FORBIDDEN_IN_SEGMENT = re.compile(r"[/\\%\x00-\x1f\x7f]")
 _MAX_NAME_LENGTH = 253
+
+
+STATUS_SNAPSHOTS_FOLDER = "clusters"
+"""The status branch's folder of cluster snapshots (a branch of its own, laid out by the tool alone)."""
+
+
+def status_snapshot_path(cluster: str) -> str:
+    """Where a cluster's snapshot lives on the status branch."""
+    return f"{STATUS_SNAPSHOTS_FOLDER}/{cluster}.yaml"
+
+
+def config_path(root: str = "") -> str:
+    """Where the configuration of a fleet kept in ``root`` is (``""``: the repository's root)."""
+    return f"{root}/{CONFIG_FILE}" if root else CONFIG_FILE
 
 
 def is_kubernetes_group(group: str) -> bool:
@@ -137,16 +150,61 @@ def key_of_identity(identity: tuple[str, str, str, str]) -> ObjectKey:
 
 @dataclass(frozen=True, slots=True)
 class RepoLayout:
-    """Where everything is in a fleet repository, from its ``gitops-karmada.yaml`` (the one place)."""
+    """Where everything is in a fleet repository, from its ``gitops-karmada.yaml`` (the one place every path
+    question is answered; the folders' defaults are ``model.config.OutputLayout``'s)."""
 
-    clusters_dir: str = "clusters"
-    state_dir: str = "karmada-state"
-    snapshots_dir: str = "cluster-snapshots"
+    clusters_dir: str
+    state_dir: str
+    snapshots_dir: str
+    root: str = ""
+    """The fleet's folder in the repository (``""``: its root; a subfolder of a monorepo)."""
 
     @classmethod
     def of(cls, config: ToolConfig) -> RepoLayout:
         output = config.output
-        return cls(output.clusters_dir, output.state_dir, output.snapshots_dir)
+        return cls(output.clusters_dir, output.state_dir, output.snapshots_dir, config.fleet_root)
+
+    @classmethod
+    def default(cls) -> RepoLayout:
+        """The layout of a fleet whose configuration sets no folder."""
+        return cls.of(ToolConfig())
+
+    @property
+    def config_path(self) -> str:
+        return config_path(self.root)
+
+    @property
+    def output_prefix(self) -> str:
+        """Every rendered path starts with it (``clusters/``)."""
+        return self.clusters_dir + "/"
+
+    @property
+    def state_prefix(self) -> str:
+        return self.state_dir + "/"
+
+    @property
+    def snapshots_prefix(self) -> str:
+        return self.snapshots_dir + "/"
+
+    @property
+    def watched_prefixes(self) -> tuple[str, str, str]:
+        """What a run reads besides the inputs and the configuration: the two managed folders and the
+        cluster snapshots."""
+        return (self.output_prefix, self.state_prefix, self.snapshots_prefix)
+
+    def cluster_folder(self, cluster: str) -> str:
+        return f"{self.clusters_dir}/{cluster}"
+
+    def cluster_of(self, path: str) -> str | None:
+        """The cluster whose folder holds ``path``; None outside the cluster folders."""
+        if not path.startswith(self.output_prefix):
+            return None
+        cluster = path[len(self.output_prefix) :].partition("/")[0]
+        return cluster or None
+
+    def identity_manifest_path(self, cluster: str, identity: tuple[str, str, str, str]) -> str:
+        """``manifest_path`` of the template with ``identity`` (no key need be made for a cache hit)."""
+        return f"{self.clusters_dir}/{cluster}/{identity_path(identity)}"
 
     @property
     def folders(self) -> tuple[str, str]:

@@ -19,13 +19,7 @@ from pydantic import ValidationError
 
 from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
-from gitops_karmada.core.layout import (
-    QUOTAS_FOLDER,
-    RELEASED_FILE,
-    STATE_FILE_SUFFIXES,
-    binding_path,
-    manifest_path,
-)
+from gitops_karmada.core.layout import STATE_FILE_SUFFIXES, RepoLayout
 from gitops_karmada.core.quota import static_assignment_quotas
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.model.keys import ObjectKey
@@ -77,18 +71,18 @@ def binding_key(binding: ResourceBinding) -> ObjectKey:
     return ObjectKey(ref.api_version, ref.kind, ref.namespace, ref.name)
 
 
-def quota_paths(frq: FederatedResourceQuota, clusters_dir: str) -> dict[str, tuple[str, dict[str, Any]]]:
+def quota_paths(frq: FederatedResourceQuota, layout: RepoLayout) -> dict[str, tuple[str, dict[str, Any]]]:
     """Rendered path → (cluster, ResourceQuota manifest) of an FRQ's static assignments."""
     out: dict[str, tuple[str, dict[str, Any]]] = {}
     key = ObjectKey("v1", "ResourceQuota", frq.namespace, frq.name)
     for cluster, manifest in static_assignment_quotas(frq):
-        out[manifest_path(clusters_dir, cluster, key)] = (cluster, manifest)
+        out[layout.manifest_path(cluster, key)] = (cluster, manifest)
     return out
 
 
-def quota_records(state_files: Mapping[str, bytes], state_dir: str) -> dict[str, FederatedResourceQuota]:
+def quota_records(state_files: Mapping[str, bytes], layout: RepoLayout) -> dict[str, FederatedResourceQuota]:
     """The FRQ records of the state folder by path (unreadable ones skipped: the next run rewrites them)."""
-    prefix = f"{state_dir}/{QUOTAS_FOLDER}/"
+    prefix = layout.quotas_dir + "/"
     found: dict[str, FederatedResourceQuota] = {}
     for path, raw in sorted(state_files.items()):
         if not path.startswith(prefix):
@@ -118,26 +112,22 @@ def released_entries(raw: bytes | None) -> dict[str, dict[str, str]]:
 
 
 def ownership(
-    bindings: Iterable[ResourceBinding],
-    state_files: Mapping[str, bytes],
-    *,
-    clusters_dir: str,
-    state_dir: str,
+    bindings: Iterable[ResourceBinding], state_files: Mapping[str, bytes], layout: RepoLayout
 ) -> Ownership:
     """Who owns what, from parsed binding records plus the quota and released records of ``state_files``."""
     owners: dict[str, Owner] = {}
     for binding in bindings:
         key = binding_key(binding)
-        owner = Owner(OwnerKind.TEMPLATE, binding_path(state_dir, key), str(key))
+        owner = Owner(OwnerKind.TEMPLATE, layout.binding_path(key), str(key))
         for cluster in applied_clusters(binding):
-            owners[manifest_path(clusters_dir, cluster, key)] = owner
-    for record, frq in quota_records(state_files, state_dir).items():
+            owners[layout.manifest_path(cluster, key)] = owner
+    for record, frq in quota_records(state_files, layout).items():
         owner = Owner(OwnerKind.QUOTA, record, f"FederatedResourceQuota {frq.namespace}/{frq.name}")
-        for path in quota_paths(frq, clusters_dir):
+        for path in quota_paths(frq, layout):
             owners.setdefault(path, owner)
     released = {
         path: entry.get("template", "")
-        for path, entry in released_entries(state_files.get(f"{state_dir}/{RELEASED_FILE}")).items()
+        for path, entry in released_entries(state_files.get(layout.released_path)).items()
         if path not in owners
     }
     return Ownership(owners, released)

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from referencing import Registry, Resource
 
+    from gitops_karmada.core.layout import RepoLayout
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.config import SchemaCheckConfig
     from gitops_karmada.model.manifest import Manifest
@@ -351,7 +352,7 @@ def schema_checker(
 
 def check_rendered(
     files: Mapping[str, bytes],
-    clusters_dir: str,
+    layout: RepoLayout,
     clusters: Mapping[str, Cluster],
     checker: SchemaChecker,
 ) -> tuple[tuple[Diagnostic, ...], int, int]:
@@ -363,9 +364,10 @@ def check_rendered(
     found: list[Diagnostic] = []
     checked = unchecked = 0
     for path in sorted(files):
-        if not path.startswith(clusters_dir + "/") or not path.endswith((".yaml", ".yml")):
+        name = layout.cluster_of(path)
+        if name is None or not path.endswith((".yaml", ".yml")):
             continue
-        cluster = clusters.get(path[len(clusters_dir) + 1 :].split("/", 1)[0])
+        cluster = clusters.get(name)
         version = cluster.status.kubernetes_version if cluster is not None else ""
         try:
             documents = load_yaml_documents(files[path])

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from gitops_karmada.adapters.repository import read_config
 from gitops_karmada.adapters.status_store import branch_ref, fetch_status_branch
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.incremental.state_index import read_index
-from gitops_karmada.core.inputs.loading import CONFIG_FILE, load_config
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.daemon.status import DaemonStatus, RunRecord, RunResult, WorkloadRow
 from gitops_karmada.model.errors import GitError, RunCancelled
@@ -174,7 +174,7 @@ class Worker:
 
     def status_branch(self, tip: str) -> str:
         """The status branch the fleet at ``tip`` names (``status.branch``)."""
-        config, _ = load_config(self.store.read_file(tip, CONFIG_FILE))
+        config, _ = read_config(self.store, tip)
         return config.status.branch
 
     def _status_tip(self, tip: str) -> str | None:
@@ -259,7 +259,7 @@ class Worker:
 
     def _placements(self, commit: str) -> tuple[WorkloadRow, ...] | None:
         """Every template's placement as the state index of ``commit`` records it."""
-        config, _ = load_config(self.store.read_file(commit, CONFIG_FILE))
+        config, _ = read_config(self.store, commit)
         layout = RepoLayout.of(config)
         listed = self.store.list_entries(commit, [layout.index_dir, layout.legacy_index_path])
         found = self.store.read_blobs(sorted({e.oid for e in listed}))

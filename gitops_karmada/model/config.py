@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, PrivateAttr, field_validator
 
 from gitops_karmada.model.base import ApiModel
 from gitops_karmada.model.guardrails import RemovalCause
@@ -160,7 +160,7 @@ class ToolConfig(ApiModel):
     feature_gates: dict[FeatureGate, bool] = Field(default_factory=dict)
     output: OutputLayout = Field(default_factory=OutputLayout)
     exclude: tuple[str, ...] = ()
-    """Extra glob patterns (POSIX paths from the repository root) that are never read as input."""
+    """Extra glob patterns (POSIX paths from the fleet's folder) that are never read as input."""
     cluster_scoped_kinds: tuple[ClusterScopedKind, ...] = ()
     """Cluster-scoped custom kinds, in addition to the built-in list and CRDs found in the repository."""
     skipped_propagating_namespaces: tuple[str, ...] = (r"kube-.*",)
@@ -176,5 +176,31 @@ class ToolConfig(ApiModel):
     failover: FailoverConfig = Field(default_factory=FailoverConfig)
     status: StatusConfig = Field(default_factory=StatusConfig)
 
+    _fleet_root: str = PrivateAttr(default="")
+
     def gate(self, gate: FeatureGate) -> bool:
         return self.feature_gates.get(gate, KARMADA_DEFAULT_GATES[gate])
+
+    @property
+    def fleet_root(self) -> str:
+        """The fleet's folder in the repository (``""``: the repository's root; a subfolder in a monorepo)."""
+        return self._fleet_root
+
+    def rooted(self, root: str) -> ToolConfig:
+        """This configuration for a fleet kept in ``root``: its folders and exclusions, which it writes
+        relative to the fleet, as repository paths (every reader of ``output`` and ``exclude`` then holds
+        for a fleet in a subfolder too)."""
+        if not root:
+            return self
+        output = self.output.model_copy(
+            update={
+                "clusters_dir": f"{root}/{self.output.clusters_dir}",
+                "state_dir": f"{root}/{self.output.state_dir}",
+                "snapshots_dir": f"{root}/{self.output.snapshots_dir}",
+            }
+        )
+        rooted = self.model_copy(
+            update={"output": output, "exclude": tuple(f"{root}/{p}" for p in self.exclude)}
+        )
+        rooted._fleet_root = root
+        return rooted

@@ -62,8 +62,3 @@ class ClusterStatusSnapshot(ApiModel):
     @property
     def cluster(self) -> str:
         return self.metadata.name
-
-
-def snapshot_path(cluster: str) -> str:
-    """Where a cluster's snapshot lives on the status branch."""
-    return f"clusters/{cluster}.yaml"

@@ -84,12 +84,7 @@ def refused(
     """The input has errors: nothing is written, and everything the tool manages stays as it is."""
     previous.read_all()
     layout = previous.layout
-    owned = ownership(
-        previous.bindings(previous.identities()).values(),
-        request.snapshot.state_files,
-        clusters_dir=layout.clusters_dir,
-        state_dir=layout.state_dir,
-    )
+    owned = ownership(previous.bindings(previous.identities()).values(), request.snapshot.state_files, layout)
     managed = frozenset(previous.blobs) | owned.paths
     return RenderResult({}, managed, keep=managed, diagnostics=(*diagnostics, *previous.diagnostics))
 
@@ -119,9 +114,7 @@ def _scoped(
     layout, outcomes = previous.layout, redone.outcomes
     changed = [o for o in outcomes if not o.reused]
     before = previous.bindings(o.key.identity for o in changed)
-    managed = set(
-        ownership(before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir).paths
-    )
+    managed = set(ownership(before.values(), {}, layout).paths)
     files, stored, keep = redone_files(changed, layout, redone.made)
     managed |= set(files) | set(stored)
     diagnostics.extend(_unmatched(scoped.templates, outcomes))
@@ -163,9 +156,7 @@ def _whole(
     # redone and removed templates owned and own now, and everything written
     reused_records = {previous.record_path(o.key.identity) for o in outcomes if o.reused}
     managed = {p for p in previous.blobs if p not in reused_records}
-    managed |= ownership(
-        before.values(), {}, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir
-    ).paths
+    managed |= ownership(before.values(), {}, layout).paths
     files, stored, keep = redone_files(changed, layout, made)
     if request.ports.emit is not None:
         request.ports.emit(files)

@@ -30,6 +30,7 @@ from gitops_karmada.core.diff.removals import (
 from gitops_karmada.core.diff.writeguard import guard as check_plan
 from gitops_karmada.core.diff.writeguard import write_plan
 from gitops_karmada.core.failover.controllers import excuse_failover
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.ownership import quota_paths, quota_records
 from gitops_karmada.model.guardrails import REFUSED, RemovalCause, parse_guardrails
 from gitops_karmada.reconcile.request import ManagedBlobs
@@ -74,7 +75,7 @@ def guard(result: RenderResult, request: ReconcileRequest, allow: frozenset[str]
         current=result.bindings,
         existing=current,
         changes=changes,
-        clusters_dir=snapshot.config.output.clusters_dir,
+        layout=RepoLayout.of(snapshot.config),
         # counted from the names alone: the ids of a large tree are never listed for a small change
         objects_before=ports.count_outputs() if ports.count_outputs is not None else None,
         released={path: str(o.key) for o in result.outcomes for path in o.released},
@@ -128,10 +129,10 @@ def removal_facts(result: RenderResult, request: ReconcileRequest) -> RemovalFac
     snapshot = request.snapshot
     history = snapshot.history
     before: Inputs = inputs_before(after, history.paths, history.before) if history is not None else after
-    layout = snapshot.config.output
+    layout = RepoLayout.of(snapshot.config)
     quota_owners: dict[str, tuple[str, str]] = {}
-    for frq in quota_records(snapshot.state_files, layout.state_dir).values():
-        for path in quota_paths(frq, layout.clusters_dir):
+    for frq in quota_records(snapshot.state_files, layout).values():
+        for path in quota_paths(frq, layout):
             quota_owners.setdefault(path, (frq.namespace, frq.name))
     evictions: dict[tuple[Identity, str], str] = {}
     if result.failover is not None:
@@ -153,7 +154,7 @@ def removal_facts(result: RenderResult, request: ReconcileRequest) -> RemovalFac
         config_changed=history.config_changed if history is not None else False,
         rescheduled=request.mode.reschedule,
         rolled_back_to=request.mode.rolled_back_to,
-        clusters_dir=layout.clusters_dir,
+        layout=layout,
     )
 
 

@@ -15,7 +15,8 @@ from gitops_karmada.core.failover.controllers import FailoverSettings, parse_que
 from gitops_karmada.core.failover.taints import apply_taint_policies, parse_policy_taints
 from gitops_karmada.core.failover.what_if import scenario_taints
 from gitops_karmada.core.incremental.fingerprint import FingerprintContext
-from gitops_karmada.core.inputs.loading import CONFIG_FILE, load
+from gitops_karmada.core.inputs.loading import load
+from gitops_karmada.core.layout import config_path
 from gitops_karmada.core.observed.fold import with_observed_clusters
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
@@ -80,7 +81,7 @@ def prepare(request: ReconcileRequest) -> Prepared | Refused:
         # misspelt ``exclude:`` lets Flux wiring in), every input error would be a guess
         note = warning(
             f"the inputs were not checked: which files are inputs, and how they are read, depend on "
-            f"{CONFIG_FILE}; fix it first"
+            f"{config_path(snapshot.config.fleet_root)}; fix it first"
         )
         return Refused(PreviousRun.open(request), (*snapshot.config_diagnostics, note))
     memo = RunMemo() if caches.memo is None else caches.memo

@@ -10,7 +10,7 @@ from gitops_karmada.core.detector import PolicyRef, PriorClaim
 from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import IndexEntry, StateIndex, files_digest, read_index
 from gitops_karmada.core.inputs.loading import load_bindings
-from gitops_karmada.core.layout import RepoLayout, identity_path
+from gitops_karmada.core.layout import RepoLayout
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -165,8 +165,7 @@ class PreviousRun:
             return None  # the record was edited or removed by hand
         if self.edits is not None and not self.edits:
             return entry  # nothing was edited since the tool commit that wrote the index
-        inside = identity_path(identity)
-        key_paths = [f"{self.layout.clusters_dir}/{cluster}/{inside}" for cluster in entry.rendered]
+        key_paths = [self.layout.identity_manifest_path(cluster, identity) for cluster in entry.rendered]
         if self.edits is not None:
             # the index was written with the files of a tool commit; only a later change can spoil them
             return None if self.edits.intersection(key_paths) else entry

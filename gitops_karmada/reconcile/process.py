@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.layout import object_path
 from gitops_karmada.core.lint import untolerated_no_execute
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.reconcile.admit import admit
@@ -94,13 +93,11 @@ def stored(ports: Ports, outcome: TemplateOutcome) -> TemplateOutcome:
 def reused(
     ctx: RunContext, template: Manifest, match: PolicyMatch, entry: IndexEntry, fingerprint: str
 ) -> TemplateOutcome:
-    key = template.key
-    folder = f"{ctx.clusters_dir}/"
-    inside = f"/{object_path(key)}"
+    key, layout = template.key, ctx.layout
     return TemplateOutcome(
         key=key,
         match=match,
-        paths={cluster: folder + cluster + inside for cluster in entry.rendered},
+        paths={cluster: layout.manifest_path(cluster, key) for cluster in entry.rendered},
         diagnostics=entry.warnings,
         fingerprint=fingerprint,
         reused=True,

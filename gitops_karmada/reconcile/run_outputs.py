@@ -134,8 +134,8 @@ def quota_outputs(
     files: dict[str, bytes] = {}
     enforcement = config.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
     owned: set[str] = set()
-    for previous in quota_records(state_files, layout.state_dir).values():
-        owned.update(quota_paths(previous, layout.clusters_dir))
+    for previous in quota_records(state_files, layout).values():
+        owned.update(quota_paths(previous, layout))
     for frq in ctx.inputs.quotas:
         status = federated_quota_status(
             frq,
@@ -148,7 +148,7 @@ def quota_outputs(
         record["status"] = status.to_api()
         files[layout.quota_record_path(frq.namespace, frq.name)] = dump_yaml(record).encode()
         source = ctx.inputs.sources.get((frq.kind, frq.namespace, frq.name))
-        for rendered_path, (cluster, manifest) in quota_paths(frq, layout.clusters_dir).items():
+        for rendered_path, (cluster, manifest) in quota_paths(frq, layout).items():
             if cluster not in ctx.clusters:
                 message = f"staticAssignments names cluster {cluster!r}, which is not in the inventory"
                 diagnostics.append(warning(message, source))

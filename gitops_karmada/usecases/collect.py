@@ -119,14 +119,12 @@ def fleet_at(store: GitStore, commit: str, known: FleetForCollect | None) -> Fle
         return known
     if known is None:
         return read_fleet_for_collect(store, commit)
-    output = known.config.output
-    folders = f"{output.clusters_dir}/"
-    managed = (folders, f"{output.state_dir}/", f"{output.snapshots_dir}/")
+    layout = RepoLayout.of(known.config)
     changed = [change.path for change in store.diff(known.commit, commit)]
-    if any(not path.startswith(managed) for path in changed):
+    if any(not path.startswith(layout.watched_prefixes) for path in changed):
         # the configuration, the inventory or a template may have changed
         return read_fleet_for_collect(store, commit)
-    moved = {path.removeprefix(folders).partition("/")[0] for path in changed if path.startswith(folders)}
+    moved = {cluster for path in changed if (cluster := layout.cluster_of(path)) is not None}
     kept = {name: objects for name, objects in known._objects.items() if name not in moved}
     return replace(known, commit=commit, _objects=kept)
 
@@ -144,7 +142,7 @@ def rendered_objects(
     store: GitStore, sha: str, layout: RepoLayout, cluster: str
 ) -> tuple[list[Identity], list[Mapping[str, Any]]]:
     """The identities of the manifests in the cluster's folder at ``sha``, and their bodies."""
-    folder = f"{layout.clusters_dir}/{cluster}"
+    folder = layout.cluster_folder(cluster)
     entries = [
         e
         for e in store.list_entries(sha, [folder])

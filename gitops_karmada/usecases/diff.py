@@ -68,7 +68,9 @@ def compare_sides(
     paths = None
     if store is not None and isinstance(base.blobs, LayeredBlobs) and isinstance(head.blobs, LayeredBlobs):
         # two revisions: only the paths they (or their renders) differ in are compared, not every file
-        paths = candidates(store, base.blobs, head.blobs, (base.clusters_dir, head.clusters_dir))
+        paths = candidates(
+            store, base.blobs, head.blobs, (base.layout.clusters_dir, head.layout.clusters_dir)
+        )
     elif store is not None and (base.blobs is None) != (head.blobs is None):
         # a revision against a checkout: the checkout's files get blob ids too, so the two compare by blob
         # (the revision side holds only what its render changed; the rest is read where they differ)
@@ -183,6 +185,7 @@ def side_of(
 ) -> DiffSide:
     """``index``: the state index that stands for the templates a focused ``result`` did not redo."""
     request = state.request
+    layout = RepoLayout.of(request.config)
     placements = None
     index = result.index if index is None else index
     if result.input_ok and index is not None:
@@ -192,11 +195,7 @@ def side_of(
         bindings = result.bindings
     else:
         # the input does not load: the committed binding records stand for the placement
-        records = [
-            p
-            for p in request.snapshot.state_blobs
-            if p.startswith(f"{request.config.output.state_dir}/bindings/")
-        ]
+        records = [p for p in request.snapshot.state_blobs if layout.is_binding_record(p)]
         raw = dict(request.snapshot.state_files)
         if request.ports.read_state is not None:
             raw.update(request.ports.read_state(records))
@@ -209,8 +208,7 @@ def side_of(
         blobs=blobs,
         read=read,
         placements=placements,
-        clusters_dir=request.config.output.clusters_dir,
-        state_dir=request.config.output.state_dir,
+        layout=layout,
         inputs=result.inputs if result.input_ok else None,
         diagnostics=result.diagnostics,
         unmatched=tuple(

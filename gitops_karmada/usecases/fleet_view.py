@@ -43,7 +43,7 @@ def read_fleet(store: GitStore, rev: str, *, with_inputs: bool) -> FleetView:
     layout = read_layout(store, sha)
     records, diagnostics = load_bindings(read_state(store, sha, layout, layout.bindings_dir))
     quota_files = read_state(store, sha, layout, layout.quotas_dir)
-    quotas = {(q.namespace, q.name): q for q in quota_records(quota_files, layout.state_dir).values()}
+    quotas = {(q.namespace, q.name): q for q in quota_records(quota_files, layout).values()}
     inputs = Inputs()
     if with_inputs:
         request = read_commit(store, sha).request

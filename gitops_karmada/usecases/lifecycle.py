@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.inputs.loading import CONFIG_FILE, load_bindings, load_config
+from gitops_karmada.adapters.repository import read_config as read_fleet_config
+from gitops_karmada.core.inputs.loading import load_bindings
 from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
 from gitops_karmada.core.ownership import Ownership, ownership
 from gitops_karmada.model import wellknown
@@ -45,7 +46,7 @@ def is_regular_mode(mode: str | None) -> bool:
 
 
 def read_config(store: GitStore, rev: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
-    return load_config(store.read_file(rev, CONFIG_FILE))
+    return read_fleet_config(store, rev)
 
 
 def read_layout(store: GitStore, rev: str) -> RepoLayout:
@@ -67,7 +68,7 @@ def state_ownership(
     bindings: Iterable[ResourceBinding], state_files: Mapping[str, bytes], layout: RepoLayout
 ) -> Ownership:
     """Who owns which cluster-folder file, from a state folder's parsed records (``core.ownership``)."""
-    return ownership(bindings, state_files, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir)
+    return ownership(bindings, state_files, layout)
 
 
 def parse_records(
@@ -100,13 +101,12 @@ def owners_of(store: GitStore, rev: str, layout: RepoLayout, paths: Iterable[str
     """Who owns the given cluster-folder files at ``rev``, reading only the records that could own them
     (a manifest's binding record sits at the same place under the bindings folder), the quota records and
     the released-manifests record."""
-    prefix = layout.clusters_dir + "/"
     candidates = set()
     for path in paths:
-        if path.startswith(prefix):
-            inside = path[len(prefix) :].partition("/")[2]
-            if inside:
-                candidates.add(f"{layout.bindings_dir}/{inside}")
+        cluster = layout.cluster_of(path)
+        inside = path[len(layout.cluster_folder(cluster)) + 1 :] if cluster is not None else ""
+        if inside:
+            candidates.add(f"{layout.bindings_dir}/{inside}")
     entries = [
         e
         for e in store.list_entries(rev, [layout.state_dir])

@@ -19,6 +19,7 @@ from gitops_karmada.adapters.repository import (
     StatusChoice,
     commit_message,
     read_commit,
+    read_config,
     summarize,
     warn_uncommitted_inputs,
 )
@@ -27,8 +28,8 @@ from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
 from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
-from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load, load_config
-from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.core.inputs.loading import input_path_filter, load
+from gitops_karmada.core.layout import RepoLayout, config_path
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.model.inputs import Inputs
@@ -171,7 +172,7 @@ def reconcile_ref(
     """
     if not dry_run:
         store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
-    config, _ = load_config(store.read_file(store.resolve(ref), CONFIG_FILE))
+    config, _ = read_config(store, ref)
     warn_uncommitted_inputs(store, ref, config)
     since = None if reschedule or full else since_reconcile(store, ref)
     due = failover_fell_due(store, ref, since, clock)
@@ -337,7 +338,7 @@ def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
         return None
     if wellknown.FAILED_TEMPLATES_TRAILER in anchor.trailers:
         return None  # failures are retried, and reported, on every run
-    config, _ = load_config(store.read_file(head, CONFIG_FILE))
+    config, _ = read_config(store, head)
     status_tip = store.try_resolve(branch_ref(config.status.branch))
     if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
         return None  # the member clusters reported something the last reconcile did not see
@@ -345,14 +346,11 @@ def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
     if anchor.commit == head:
         return SinceReconcile(head, head, (), others=False, due=due)
     is_input = input_path_filter(config)
-    watched = (
-        config.output.clusters_dir + "/",
-        config.output.state_dir + "/",
-        config.output.snapshots_dir + "/",
-    )
+    own = config_path(config.fleet_root)
+    watched = RepoLayout.of(config).watched_prefixes
     inputs = []
     for change in store.diff(anchor.commit, head):
-        if change.path == CONFIG_FILE or change.path.startswith(watched):
+        if change.path == own or change.path.startswith(watched):
             return SinceReconcile(head, anchor.commit, (), others=True, due=due)
         if is_input(change.path):
             inputs.append(change)
@@ -385,9 +383,9 @@ def input_history(store: GitStore, head: str, config: ToolConfig) -> InputHistor
         return None
     if anchor.commit == head:
         return InputHistory(frozenset(), Inputs())
-    is_input = input_path_filter(config)
-    changes = [c for c in store.diff(anchor.commit, head) if is_input(c.path) or c.path == CONFIG_FILE]
-    inputs = [c for c in changes if c.path != CONFIG_FILE]
+    is_input, own = input_path_filter(config), config_path(config.fleet_root)
+    changes = [c for c in store.diff(anchor.commit, head) if is_input(c.path) or c.path == own]
+    inputs = [c for c in changes if c.path != own]
     before = store.read_blobs(sorted({c.old_oid for c in inputs if c.old_oid is not None}))
     loaded = load({c.path: before[c.old_oid] for c in inputs if c.old_oid is not None}, config)
     return InputHistory(

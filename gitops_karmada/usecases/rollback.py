@@ -19,7 +19,7 @@ from gitops_karmada.core.diff.bound import binding_key
 from gitops_karmada.core.diff.model import ChangeKind
 from gitops_karmada.core.diff.removals import RemovalFacts, attribute_removals, group_removals
 from gitops_karmada.core.diff.writeguard import guard, write_plan
-from gitops_karmada.core.inputs.loading import CONFIG_FILE, Decoded, decode, input_path_filter
+from gitops_karmada.core.inputs.loading import Decoded, decode, input_path_filter, reads_path
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.inputs import Inputs
@@ -149,7 +149,7 @@ def plan_rollback(
             f"the output folders differ between {rev} ({RepoLayout.of(target_config).folders}) and {ref} "
             f"({layout.folders}); rollback across a change of clustersDir/stateDir is not supported"
         )
-    output = find_output(store, tip, target, input_path_filter(target_config))
+    output = find_output(store, tip, target, reads_path(target_config))
     changes: dict[str, bytes | None] = {}
     roles: dict[str, FileRole] = {}
     _restore_inputs(store, tip, target, layout, changes, roles)
@@ -209,7 +209,7 @@ def _guard(
         current=after,
         existing=[e.path for e in store.list_entries(tip, [layout.clusters_dir])],
         changes=changes,
-        clusters_dir=layout.clusters_dir,
+        layout=layout,
     )
     facts = RemovalFacts(
         before=Inputs(),
@@ -217,7 +217,7 @@ def _guard(
         previous={binding_key(b).identity: b for b in before},
         current={binding_key(b).identity: b for b in after},
         rolled_back_to=rev,
-        clusters_dir=layout.clusters_dir,
+        layout=layout,
     )
     removed = [o.path for o in plan.objects if o.change is ChangeKind.REMOVED]
     plan = replace(plan, removals=group_removals(attribute_removals(removed, facts)))
@@ -256,9 +256,7 @@ def _guard_rerender(
 # -- finding the output REV produced -------------------------------------------------------------------
 
 
-def find_output(
-    store: GitStore, tip: str, target: str, is_input: Callable[[str], bool]
-) -> OutputSource | None:
+def find_output(store: GitStore, tip: str, target: str, reads: Callable[[str], bool]) -> OutputSource | None:
     """The reconcile commit whose output belongs to ``target``'s inputs, or None.
 
     ``target`` itself if it is a tool commit; else the reconcile commit on the branch whose Source-Commit
@@ -281,7 +279,7 @@ def find_output(
             return OutputSource(rendered[0].commit, target, f"it rendered {target[:12]}")
     for entry in _tool_commits(store, target):
         source = source_commit(entry)
-        if source is not None and _same_inputs(store, source, target, is_input):
+        if source is not None and _same_inputs(store, source, target, reads):
             reason = f"the newest reconcile before {target[:12]} of equal inputs, rendered from {source[:12]}"
             return OutputSource(entry.commit, source, reason)
     return None
@@ -292,10 +290,8 @@ def _tool_commits(store: GitStore, rev: str) -> tuple[LogEntry, ...]:
     return tuple(e for e in store.log(rev, grep=pattern) if is_tool_commit(e))
 
 
-def _same_inputs(store: GitStore, one: str, other: str, is_input: Callable[[str], bool]) -> bool:
-    return not any(
-        is_input(change.path) or change.path == CONFIG_FILE for change in store.diff(one, other, [""])
-    )
+def _same_inputs(store: GitStore, one: str, other: str, reads: Callable[[str], bool]) -> bool:
+    return not any(reads(change.path) for change in store.diff(one, other, [""]))
 
 
 # -- the change set --------------------------------------------------------------------------------------

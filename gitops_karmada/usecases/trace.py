@@ -109,7 +109,7 @@ def trace_file(store: GitStore, rev: str, path: str) -> FileTrace:
     clusters_depth = layout.clusters_dir.count("/") + 1
     if not layout.is_output(path) or len(parts) != clusters_depth + 4 or not path.endswith(".yaml"):
         raise LifecycleError(
-            f"{path} is not a rendered manifest path ({layout.clusters_dir}/<cluster>/<namespace or "
+            f"{path} is not a rendered manifest path ({layout.cluster_folder('<cluster>')}/<namespace or "
             f"{CLUSTER_SCOPED_FOLDER}>/<kind>.<group>/<name>.yaml): gitops-karmada never writes there"
         )
     content = store.read_file(commit, path)

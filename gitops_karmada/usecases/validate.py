@@ -18,6 +18,7 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.core.codecs.yaml_input import field_lines, line_of_field, load_yaml_documents
 from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.schema_check import check_rendered, schema_checker
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
@@ -175,13 +176,14 @@ def _check_rendered(repo: Path, state: RepositoryState, inputs: Inputs) -> tuple
     )
     assert checker is not None
     blobs = state.request.snapshot.output_blobs
-    if state.source is None:
-        files = {path: (repo / path).read_bytes() for path in blobs}
+    read = state.request.ports.read_output
+    if state.source is None and read is not None:
+        files = {path: raw for path in blobs if (raw := read(path)) is not None}
     else:
         content = GitStore.open(repo).read_blobs(sorted(set(blobs.values())))
         files = {path: content[oid] for path, oid in blobs.items()}
     clusters = {cluster.name: cluster for cluster in inputs.clusters}
-    found, checked, unchecked = check_rendered(files, inputs.config.output.clusters_dir, clusters, checker)
+    found, checked, unchecked = check_rendered(files, RepoLayout.of(inputs.config), clusters, checker)
     logger.bind(logger="validate").info(
         "--rendered: {} manifest(s) in the cluster folders checked against their schemas"
         + (f"; {unchecked} of kinds no schema knows were not" if unchecked else ""),

@@ -22,7 +22,7 @@ from gitops_karmada.core.diff.fields import field_changes
 from gitops_karmada.core.diff.secrets import is_secret
 from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import read_index
-from gitops_karmada.core.layout import RepoLayout, identity_path
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.ownership import is_state_file, ownership
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
@@ -177,13 +177,9 @@ def _vouched(store: GitStore, rev: str, current: UpToDate) -> VerifyReport | Non
     index = read_index(state_files, layout)
     if index is None or index.engine != ENGINE_VERSION:
         return None
-    owned = set(
-        ownership((), state_files, clusters_dir=layout.clusters_dir, state_dir=layout.state_dir).paths
-    )
-    folder = f"{layout.clusters_dir}/"
+    owned = set(ownership((), state_files, layout).paths)
     for identity, entry in index.entries.items():
-        inside = f"/{identity_path(identity)}"
-        owned.update(folder + cluster + inside for cluster in entry.rendered)
+        owned.update(layout.identity_manifest_path(cluster, identity) for cluster in entry.rendered)
     items = _work_tree(store, rev, config, layout)
     # the paths alone, not a path → blob id mapping: a third of the time for a quarter of a million files
     listed = parse_ls_tree_paths(store.list_tree_raw(current.source, layout.clusters_dir))

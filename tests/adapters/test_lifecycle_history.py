@@ -18,7 +18,7 @@ from tests.gitrepos import commit_all, make_repo
 if TYPE_CHECKING:
     from pathlib import Path
 
-LAYOUT = RepoLayout("clusters", "karmada-state")
+LAYOUT = RepoLayout.default()
 
 
 def record(

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tests.fleet import FleetRepo
 
 MAIN = "refs/heads/main"
-LAYOUT = RepoLayout("clusters", "karmada-state")
+LAYOUT = RepoLayout.default()
 
 
 @pytest.mark.parametrize(

@@ -327,6 +327,7 @@ def test_the_candidate_paths_hold_for_two_reconciled_revisions_with_hand_written
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.core.diff import compare
     from gitops_karmada.core.diff.manifests import cluster_manifests, count_by_cluster
+    from gitops_karmada.core.layout import RepoLayout
     from gitops_karmada.usecases.diff import compare_sides, read_revision
 
     git(weight_change.path, "checkout", "-q", "main")
@@ -344,7 +345,7 @@ def test_the_candidate_paths_hold_for_two_reconciled_revisions_with_hand_written
     for side in (base, head):
         assert side.blobs is not None
         listed = [p for p in side.blobs if p.startswith("clusters/")]
-        expected = count_by_cluster(cluster_manifests(dict.fromkeys(listed, b""), "clusters"))
+        expected = count_by_cluster(cluster_manifests(dict.fromkeys(listed, b""), RepoLayout.default()))
         assert side.cluster_counts == expected
     plan = compare_sides(weight_change.path, "main", "feature", None, None)
     assert plan == compare(_full(base), _full(head))

@@ -74,7 +74,9 @@ def test_a_commit_of_an_older_engine_is_never_up_to_date(tmp_path: Path) -> None
     message = git(repo.path, "log", "-1", "--format=%B")
     assert f"Rendered-By: gitops-karmada {ENGINE_VERSION}" in message
     shards = sorted((repo.path / "karmada-state/index").glob("*.json"))
-    index = read_index({f"karmada-state/index/{f.name}": f.read_bytes() for f in shards}, RepoLayout())
+    index = read_index(
+        {f"karmada-state/index/{f.name}": f.read_bytes() for f in shards}, RepoLayout.default()
+    )
     assert index is not None
     git(repo.path, "rm", "-q", "-r", "karmada-state/index")
     repo.write("karmada-state/index.json", index.dump().decode())

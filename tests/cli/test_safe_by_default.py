@@ -171,3 +171,29 @@ def test_a_broken_lua_script_is_reported_at_its_customization(fleet: FleetRepo) 
         "overrides/broken.yaml[0] spec.customizations.replicaResource.luaScript: cannot interpret "
         "Deployment.apps/shop/cart (from apps/shop/cart.yaml[0])" in done.stderr
     )
+
+
+def test_a_fleet_in_a_subfolder_of_a_monorepo_works_the_same_way_for_every_verb(tmp_path: Path) -> None:
+    monorepo = tmp_path / "monorepo"
+    shutil.copytree(REPO_LAYOUT, monorepo / "fleet")
+    (monorepo / "services").mkdir()
+    (monorepo / "services" / "values.yaml").write_text("not: a kubernetes object\n")
+    FleetRepo.create(monorepo)
+    fleet = FleetRepo(monorepo / "fleet")
+    assert "valid: 14 template(s)" in fleet.cli("validate").stdout
+    assert "valid: 14 template(s)" in fleet.cli("validate", "--worktree").stdout
+    fleet.cli("reconcile")
+    outputs = FleetRepo(monorepo).tree("fleet/clusters/member1")
+    assert "fleet/clusters/member1/shop/deployment.apps/cart.yaml" in outputs
+    assert FleetRepo(monorepo).tree("clusters") == []  # nothing at the repository's root
+    fleet.cli("verify")
+    # the paths a user sees are the repository's, as git shows them
+    explained = fleet.cli("explain", "Deployment/shop/cart").stdout
+    assert "fleet/clusters/member1/shop/deployment.apps/cart.yaml" in explained
+    fleet.delete("apps/default/example-configmap.yaml")
+    fleet.commit("retire the example ConfigMap")
+    diff = fleet.cli("diff", "--base", "HEAD~1", "--head", "HEAD", "-o", "json", check=None)
+    report = json.loads(diff.stdout)
+    assert [g["cause"] for g in report["removals"]] == ["template-deleted"]
+    done = FleetRepo(monorepo).cli("reconcile", "--repo", "fleet")
+    assert "deleted from fleet/apps/default/example-configmap.yaml" in done.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,6 +20,6 @@ def test_the_paths_of_an_identity_are_the_paths_of_its_key(
     api_version: str, kind: str, namespace: str, name: str, state_dir: str
 ) -> None:
     key = ObjectKey(api_version, kind, namespace, name)
-    layout = RepoLayout(state_dir=state_dir)
+    layout = replace(RepoLayout.default(), state_dir=state_dir)
     assert identity_path(key.identity) == object_path(key)
     assert layout.record_path(key.identity) == layout.binding_path(key)

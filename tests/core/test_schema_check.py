@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.schema_check import (
     SchemaChecker,
     SchemaProblem,
@@ -144,7 +145,9 @@ def test_check_rendered_reads_every_document_of_the_cluster_folders() -> None:
         "clusters/member1/bad.yaml": b"key: [unclosed\n",
         "elsewhere/x.yaml": b"apiVersion: v1\nkind: ConfigMap\ndata: {n: 1}\n",
     }
-    found, checked, unchecked = check_rendered(files, "clusters", {"member1": cluster("member1")}, _checker())
+    found, checked, unchecked = check_rendered(
+        files, RepoLayout.default(), {"member1": cluster("member1")}, _checker()
+    )
     assert (checked, unchecked) == (2, 1)
     assert [(d.source.path, d.source.doc_index) for d in found if d.source] == [
         ("clusters/member1/bad.yaml", 0),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gitops_karmada.core.diff import ChangeKind, parse_guardrails
 from gitops_karmada.core.diff.writeguard import guard, write_plan
+from gitops_karmada.core.layout import RepoLayout
 
 EXISTING = [
     "clusters/m1/apps/a.yaml",
@@ -26,7 +27,9 @@ def test_the_plan_counts_every_change_and_lists_the_removed_files() -> None:
         "clusters/m3/apps/a.yaml": b"new",
         "karmada-state/index/shop.json": b"{}",  # outside the cluster folders
     }
-    plan = write_plan(previous=(), current=(), existing=EXISTING, changes=changes, clusters_dir="clusters")
+    plan = write_plan(
+        previous=(), current=(), existing=EXISTING, changes=changes, layout=RepoLayout.default()
+    )
     counts = {
         c.cluster: (c.objects_before, c.objects_after, c.added, c.modified, c.removed) for c in plan.clusters
     }

@@ -656,7 +656,7 @@ def test_an_index_in_one_file_is_trusted_and_replaced_by_its_shards() -> None:
     machine.put_template("web", "e", 2, "nginx:1", "front")
     machine.incremental_equals_full()
     sharded = dict(machine.incremental)
-    index = read_index(sharded, RepoLayout())
+    index = read_index(sharded, RepoLayout.default())
     assert index is not None
     legacy = {p: c for p, c in sharded.items() if not p.startswith("karmada-state/index/")}
     legacy["karmada-state/index.json"] = index.dump()
@@ -681,7 +681,9 @@ def test_a_shard_that_cannot_be_trusted_makes_a_full_run() -> None:
     machine = IncrementalEqualsFull()
     machine.put_template("web", "e", 2, "nginx:1", "front")
     machine.incremental_equals_full()
-    shards = {RepoLayout().index_shard(p) or "": c for p, c in machine.incremental.items() if "/index/" in p}
+    shards = {
+        RepoLayout.default().index_shard(p) or "": c for p, c in machine.incremental.items() if "/index/" in p
+    }
     assert set(shards) == {"shop", "web"} and parse_index_shards(shards) is not None
     # an entry kept in another namespace's shard, and shards of two engines
     assert parse_index_shards({"web": shards["shop"], "shop": shards["web"]}) is None

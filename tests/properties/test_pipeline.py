@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, SOURCE_ANNOTATION
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
-from gitops_karmada.core.inputs.loading import CONFIG_FILE, input_path_filter, load_config
-from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.core.inputs.loading import input_path_filter, load_config
+from gitops_karmada.core.layout import CONFIG_FILE, RepoLayout
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, RepoSnapshot, reconcile
 from tests.fleet import plain_inputs
 
@@ -43,7 +43,7 @@ def without_source(files: dict[str, bytes]) -> dict[str, bytes]:
             and not line.startswith(b"# Rendered by gitops-karmada from")
         )
         for path, content in files.items()
-        if not RepoLayout().is_index_file(path)
+        if not RepoLayout.default().is_index_file(path)
     }
 
 

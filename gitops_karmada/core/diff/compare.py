@@ -26,7 +26,6 @@ from gitops_karmada.core.diff.manifests import (
 from gitops_karmada.core.diff.model import ChangeKind, ClusterChange, PlanDiff
 from gitops_karmada.core.diff.placement import Identity, compare_placement, template_problems
 from gitops_karmada.core.diff.removals import RemovalFacts, attribute_removals, group_removals
-from gitops_karmada.core.layout import RELEASED_FILE, manifest_path
 from gitops_karmada.core.ownership import released_entries
 
 if TYPE_CHECKING:
@@ -63,7 +62,7 @@ def compare(
     base_manifests, head_manifests, counts_before, counts_after = _manifests(base, head, candidates)
     objects = tuple(
         replace(o, note=RELEASED_NOTE) if o.path in released_paths else o
-        for o in compare_manifests(base_manifests, head_manifests, head.clusters_dir, keys)
+        for o in compare_manifests(base_manifests, head_manifests, head.layout, keys)
     )
     before = replicas_by_cluster(base_placements.values())
     clusters = _cluster_changes(
@@ -134,7 +133,7 @@ def _removals(
     if not removed or base.inputs is None or head.inputs is None:
         return ()
     owners = {
-        manifest_path(base.clusters_dir, cluster, placement.key): identity
+        base.layout.manifest_path(cluster, placement.key): identity
         for identity, placement in base_placements.items()
         for cluster in placement.replicas
     }
@@ -151,7 +150,7 @@ def _removals(
         rendered={c: {k: tuple(sorted(v)) for k, v in kinds.items()} for c, kinds in rendered.items()},
         config_changed=base.inputs.config.to_api() != head.inputs.config.to_api(),
         owners=owners,
-        clusters_dir=base.clusters_dir,
+        layout=base.layout,
     )
     return group_removals(attribute_removals(removed, facts))
 
@@ -166,7 +165,7 @@ def _newly_released(base: DiffSide, head: DiffSide) -> dict[str, str]:
     """Rendered paths the head side releases that the base side did not: path → template."""
 
     def released(side: DiffSide) -> dict[str, str]:
-        path = f"{side.state_dir}/{RELEASED_FILE}"
+        path = side.layout.released_path
         raw = side.files([path]).get(path)
         return {path: entry.get("template", "") for path, entry in released_entries(raw).items()}
 
@@ -194,10 +193,10 @@ def _manifests(
     With ``candidates`` and both sides' counts too, only the candidates are looked at.
     """
     if base.blobs is None or head.blobs is None:
-        base_all = cluster_manifests(base.tree, base.clusters_dir)
-        head_all = cluster_manifests(head.tree, head.clusters_dir)
+        base_all = cluster_manifests(base.tree, base.layout)
+        head_all = cluster_manifests(head.tree, head.layout)
         return base_all, head_all, count_by_cluster(base_all), count_by_cluster(head_all)
-    base_prefix, head_prefix = base.clusters_dir + "/", head.clusters_dir + "/"
+    base_prefix, head_prefix = base.layout.output_prefix, head.layout.output_prefix
     if candidates is not None and base.cluster_counts is not None and head.cluster_counts is not None:
         maybe = [
             p
@@ -211,14 +210,14 @@ def _manifests(
         head_paths = [p for p in head.blobs if p.startswith(head_prefix)]
         maybe = [*base_paths, *head_paths]
         counts_before = count_by_cluster(
-            dict.fromkeys(cluster_manifests(dict.fromkeys(base_paths, b""), base.clusters_dir), b"")
+            dict.fromkeys(cluster_manifests(dict.fromkeys(base_paths, b""), base.layout), b"")
         )
         counts_after = count_by_cluster(
-            dict.fromkeys(cluster_manifests(dict.fromkeys(head_paths, b""), head.clusters_dir), b"")
+            dict.fromkeys(cluster_manifests(dict.fromkeys(head_paths, b""), head.layout), b"")
         )
     differ = sorted(p for p in set(maybe) if base.blobs.get(p) != head.blobs.get(p))
-    base_differ = cluster_manifests(base.files([p for p in differ if p in base.blobs]), base.clusters_dir)
-    head_differ = cluster_manifests(head.files([p for p in differ if p in head.blobs]), head.clusters_dir)
+    base_differ = cluster_manifests(base.files([p for p in differ if p in base.blobs]), base.layout)
+    head_differ = cluster_manifests(head.files([p for p in differ if p in head.blobs]), head.layout)
     return base_differ, head_differ, counts_before, counts_after
 
 

@@ -17,7 +17,7 @@ from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.diff.fields import field_changes
 from gitops_karmada.core.diff.model import ChangeKind, ObjectDiff, SecretKeys
 from gitops_karmada.core.diff.secrets import is_secret, mask_secret_pair
-from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, kind_folder
+from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout, kind_folder
 from gitops_karmada.model.errors import InputError
 
 if TYPE_CHECKING:
@@ -41,9 +41,9 @@ def object_path(key: ObjectKey) -> str:
     return f"{key.namespace or CLUSTER_SCOPED_FOLDER}/{kind_folder(key)}/{key.name}.yaml"
 
 
-def cluster_manifests(tree: Mapping[str, bytes], clusters_dir: str) -> dict[ManifestRef, bytes]:
+def cluster_manifests(tree: Mapping[str, bytes], layout: RepoLayout) -> dict[ManifestRef, bytes]:
     """The rendered manifests of a managed tree, by cluster and object path."""
-    prefix = clusters_dir.rstrip("/") + "/"
+    prefix = layout.output_prefix
     found: dict[ManifestRef, bytes] = {}
     for path, content in tree.items():
         if path.startswith(prefix):
@@ -60,7 +60,7 @@ def count_by_cluster(manifests: Mapping[ManifestRef, bytes]) -> Counter[str]:
 def compare_manifests(
     base: Mapping[ManifestRef, bytes],
     head: Mapping[ManifestRef, bytes],
-    clusters_dir: str,
+    layout: RepoLayout,
     keys: Mapping[str, ObjectKey],
 ) -> tuple[ObjectDiff, ...]:
     """Every manifest added, removed or changed, by cluster then path.
@@ -84,7 +84,7 @@ def compare_manifests(
         diffs.append(
             ObjectDiff(
                 cluster=cluster,
-                path=f"{clusters_dir}/{cluster}/{path}",
+                path=f"{layout.cluster_folder(cluster)}/{path}",
                 title=str(key) if key is not None else path,
                 template=str(key) if key is not None else None,
                 change=change,

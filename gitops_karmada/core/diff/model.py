@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.core.layout import RepoLayout
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
@@ -60,8 +62,8 @@ class DiffSide:
     """Reads managed files of the side that are not in ``tree``."""
     placements: Mapping[tuple[str, str, str, str], BoundPlacement] | None = None
     """Every template's placement (from the state index), when ``bindings`` holds only the redone ones."""
-    clusters_dir: str = "clusters"
-    state_dir: str = "karmada-state"
+    layout: RepoLayout = field(default_factory=RepoLayout.default)
+    """Where the side's folders are."""
     inputs: Inputs | None = None
     """The loaded input (policies, clusters, templates); None when it did not load."""
     diagnostics: tuple[Diagnostic, ...] = ()

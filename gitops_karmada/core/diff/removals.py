@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.binding import TEMPLATE_HASH_ANNOTATION, applied_clusters
 from gitops_karmada.core.diff.bound import binding_key, claimed_policy
-from gitops_karmada.core.layout import manifest_path
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.selectors import cluster_matches
 from gitops_karmada.model.guardrails import DELIBERATE, RemovalCause
 from gitops_karmada.model.inputs import Inputs
@@ -100,7 +100,7 @@ class RemovalFacts:
     owners: Mapping[str, Identity] | None = None
     """Cluster-folder path → the template that rendered it, when ``previous`` does not hold every record
     (a diff side that stands on its state index); None: from ``previous``."""
-    clusters_dir: str = "clusters"
+    layout: RepoLayout = field(default_factory=RepoLayout.default)
 
 
 def attribute_removals(removed: Iterable[str], facts: RemovalFacts) -> tuple[Removal, ...]:
@@ -110,7 +110,7 @@ def attribute_removals(removed: Iterable[str], facts: RemovalFacts) -> tuple[Rem
     context = _Context(facts)
     found: list[Removal] = []
     for path in sorted(removed):
-        cluster = path[len(facts.clusters_dir) + 1 :].partition("/")[0]
+        cluster = facts.layout.cluster_of(path) or ""
         if path in owners:
             identity = owners[path]
             cause, change = context.template_cause(identity, cluster)
@@ -212,7 +212,7 @@ def _template_owners(facts: RemovalFacts) -> dict[str, Identity]:
     for identity, binding in facts.previous.items():
         key = binding_key(binding)
         for cluster in applied_clusters(binding):
-            owners[manifest_path(facts.clusters_dir, cluster, key)] = identity
+            owners[facts.layout.manifest_path(cluster, key)] = identity
     return owners
 
 

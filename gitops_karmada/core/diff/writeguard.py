@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 
     from gitops_karmada.core.file_changes import FileChange
+    from gitops_karmada.core.layout import RepoLayout
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.guardrails import Guardrail
@@ -33,7 +34,7 @@ def write_plan(
     current: Iterable[ResourceBinding],
     existing: Collection[str],
     changes: Mapping[str, FileChange],
-    clusters_dir: str,
+    layout: RepoLayout,
     objects_before: Mapping[str, int] | None = None,
     released: Mapping[str, str] = {},
     diagnostics: Sequence[Diagnostic] = (),
@@ -56,7 +57,7 @@ def write_plan(
     workloads = compare_placement(base, head, released_ids)
     running_after = {**head, **{i: base[i] for i in released_ids}}
 
-    prefix = clusters_dir.rstrip("/") + "/"
+    prefix = layout.output_prefix
     if objects_before is None:
         before_paths: Container[str] = {p for p in existing if p.startswith(prefix)}
         objects_before = Counter(p[len(prefix) :].partition("/")[0] for p in existing if p.startswith(prefix))

@@ -22,7 +22,7 @@ from gitops_karmada.core.defaults import default_policy
 from gitops_karmada.core.inputs.external_sources import CHART_FILE, GeneratedSource, source_plan
 from gitops_karmada.core.inputs.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.inputs.scope import ScopeIndex, crd_scopes
-from gitops_karmada.core.layout import name_problem, namespace_problem
+from gitops_karmada.core.layout import CONFIG_FILE, RepoLayout, config_path, name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.model import wellknown
@@ -43,7 +43,6 @@ from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationP
 from gitops_karmada.model.quotas import FederatedResourceQuota
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
 
-CONFIG_FILE = "gitops-karmada.yaml"
 DEFAULT_NAMESPACE = "default"
 
 Snapshot = Mapping[str, bytes]
@@ -79,50 +78,67 @@ class LoadResult:
 # -- configuration and input selection -------------------------------------------------------------------
 
 
-def load_config(raw: bytes | None) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
-    """Parse ``gitops-karmada.yaml`` (absent → Karmada's defaults)."""
+def load_config(raw: bytes | None, root: str = "") -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
+    """Parse ``gitops-karmada.yaml`` of a fleet kept in ``root`` (absent → Karmada's defaults); the
+    configuration comes back ``rooted`` there. Parsed once per content and root (the same file is read by
+    every step of a run, and by every run of a long-lived process)."""
+    return _load_config(raw, root)
+
+
+@functools.lru_cache(maxsize=32)
+def _load_config(raw: bytes | None, root: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
+    config, problems = _parse_config(raw, config_path(root))
+    return config.rooted(root), problems
+
+
+def _parse_config(raw: bytes | None, path: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
     if raw is None:
         return ToolConfig(), ()
-    source = SourceRef(CONFIG_FILE, 0)
+    source = SourceRef(path, 0)
     try:
         documents = [d for d in load_yaml_documents(raw) if d.body is not None]
     except InputError as err:
-        return ToolConfig(), (error(err.message, SourceRef(CONFIG_FILE, _doc_index(err))),)
+        return ToolConfig(), (error(err.message, SourceRef(path, _doc_index(err))),)
     if len(documents) != 1 or not isinstance(documents[0].body, Mapping):
         return ToolConfig(), (error("must hold exactly one mapping document", source),)
     try:
         config = ToolConfig.model_validate(drop_nulls(documents[0].body))
     except ValidationError as err:
-        source = SourceRef(CONFIG_FILE, documents[0].index)
+        source = SourceRef(path, documents[0].index)
         return ToolConfig(), tuple(_validation_diagnostics(err, source, model=ToolConfig))
     problems = []
     for i, spec in enumerate(config.guardrails):
         try:
             parse_guardrails([spec])
         except GuardrailSyntaxError as err:
-            problems.append(
-                error(err.message, SourceRef(CONFIG_FILE, documents[0].index), f"guardrails[{i}]")
-            )
+            problems.append(error(err.message, SourceRef(path, documents[0].index), f"guardrails[{i}]"))
     return (ToolConfig(), tuple(problems)) if problems else (config, ())
 
 
 def input_path_filter(config: ToolConfig) -> Callable[[str], bool]:
-    """Which repository paths are inputs: YAML files outside dot-folders, the outputs and exclusions."""
-    managed = (
-        config.output.clusters_dir + "/",
-        config.output.state_dir + "/",
-        config.output.snapshots_dir + "/",
-    )
+    """Which repository paths are inputs: YAML files of the fleet's folder outside dot-folders, the outputs
+    and exclusions."""
+    managed = RepoLayout.of(config).watched_prefixes
     excludes = config.exclude
+    root = config.fleet_root + "/" if config.fleet_root else ""
+    own = config_path(config.fleet_root)
 
     def is_input(path: str) -> bool:
-        if not path.endswith((".yaml", ".yml")) or path == CONFIG_FILE or path.startswith(managed):
+        if not path.endswith((".yaml", ".yml")) or path == own or path.startswith(managed):
+            return False
+        if root and not path.startswith(root):
             return False
         if any(part.startswith(".") for part in path.split("/")):
             return False
         return not any(fnmatch.fnmatchcase(path, pattern) for pattern in excludes)
 
     return is_input
+
+
+def reads_path(config: ToolConfig) -> Callable[[str], bool]:
+    """What a run reads of the fleet's own files: its inputs and its configuration."""
+    is_input, own = input_path_filter(config), config_path(config.fleet_root)
+    return lambda path: path == own or is_input(path)
 
 
 # -- the loader ------------------------------------------------------------------------------------------
@@ -367,7 +383,7 @@ def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector
         known_kinds = {k for (_, k) in _KARMADA_KINDS}
         if kind in known_kinds or group == "work.karmada.io":
             message = (
-                f"binding records are not input: they live in {collector.config.output.state_dir}/"
+                f"binding records are not input: they live in {RepoLayout.of(collector.config).state_prefix}"
                 if group == "work.karmada.io"
                 else f"unsupported apiVersion {api_version!r} for {kind}: use {_expected_version(kind)}"
             )
@@ -394,7 +410,11 @@ def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector
         )
     elif api_version == wellknown.TOOL_CONFIG_API_VERSION:
         collector.diagnostics.append(
-            error(f"the tool configuration belongs in {CONFIG_FILE} at the repository root", source)
+            error(
+                f"the tool configuration belongs in {config_path(collector.config.fleet_root)}, the fleet's "
+                "own (one per fleet)",
+                source,
+            )
         )
     else:
         collector.raw_templates.append((body, source, prefix))

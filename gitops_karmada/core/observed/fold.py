@@ -25,11 +25,11 @@ from gitops_karmada.core.codecs.digest import digest
 from gitops_karmada.core.codecs.times import parse_time
 from gitops_karmada.core.interpreter import Operation, ResourceInterpretError
 from gitops_karmada.core.interpreter.chain import ResourceHealth
+from gitops_karmada.core.layout import status_snapshot_path
 from gitops_karmada.core.observed.conditions import condition_taints, ready_status
 from gitops_karmada.model.bindings import AggregatedStatusItem
 from gitops_karmada.model.clusters import Cluster, Condition
 from gitops_karmada.model.diagnostics import SourceRef, warning
-from gitops_karmada.model.status import snapshot_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -263,7 +263,7 @@ def with_observed_clusters(
     diagnostics = [
         warning(
             f"status snapshot of cluster {name!r} is ignored: the inventory has no such cluster",
-            SourceRef(snapshot_path(name), 0),
+            SourceRef(status_snapshot_path(name), 0),
         )
         for name in sorted(set(observed.snapshots) - known)
     ]

@@ -26,8 +26,6 @@ from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, error
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.model.quantity import Quantity, QuantityError
 
-SNAPSHOT_DIR = "cluster-snapshots"
-"""Where snapshots live in the repository: ``cluster-snapshots/<cluster>/<any name>.yaml``."""
 TERMINAL_POD_PHASES = frozenset({"Succeeded", "Failed"})
 _LIST_ITEM_KINDS: dict[str, str | None] = {
     "List": None,
@@ -347,8 +345,9 @@ def _cluster_folder(path: str, root: str) -> str:
     return cluster if slash else ""
 
 
-def load_cluster_snapshots(files: Mapping[str, bytes], *, root: str = SNAPSHOT_DIR) -> SnapshotLoad:
-    """Every cluster's snapshot from repository files (POSIX path → bytes); files outside ``root`` ignored.
+def load_cluster_snapshots(files: Mapping[str, bytes], *, root: str) -> SnapshotLoad:
+    """Every cluster's snapshot from repository files (POSIX path → bytes, ``<root>/<cluster>/<any name>
+    .yaml``, ``root`` the layout's snapshots folder); files outside ``root`` ignored.
 
     Only ``.yaml``/``.yml`` files count. Each problem is one diagnostic, and a cluster with a problem gets
     no snapshot.

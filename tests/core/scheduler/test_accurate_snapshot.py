@@ -207,7 +207,8 @@ def test_repository_layout_one_folder_per_cluster() -> None:
             "cluster-snapshots/m1/README.md": b"not yaml at all: [",
             "cluster-snapshots/m2/nodes.yaml": b"",
             "apps/web.yaml": b"kind: Deployment\n",
-        }
+        },
+        root="cluster-snapshots",
     )
     assert load.diagnostics == ()
     assert sorted(load.snapshots) == ["m1", "m2"]
@@ -227,7 +228,8 @@ def test_a_cluster_with_any_problem_gets_no_snapshot() -> None:
             "cluster-snapshots/m3/nodes.yaml": NODE
             + b"---\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: lots}}\n",
             "cluster-snapshots/m4/nodes.yaml": NODE,
-        }
+        },
+        root="cluster-snapshots",
     )
     assert sorted(load.snapshots) == ["m4"]
     found = sorted((str(d.source) if d.source else d.subject, d.field) for d in load.diagnostics)
