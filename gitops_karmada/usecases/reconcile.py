@@ -297,7 +297,7 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         written=write.writer.written() if write.writer is not None else None,
     )
     if sha is not None:
-        logger.bind(logger="reconciler", commit=sha, files=len(changes)).debug("committed {}", sha[:12])
+        logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
     return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
 
 

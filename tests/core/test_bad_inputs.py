@@ -200,7 +200,7 @@ CASES: list[tuple[str, str, str]] = [
     (
         "config-in-the-wrong-place",
         "apiVersion: gitops-karmada.io/v1alpha1\nkind: Config\n",
-        "bad.yaml[0]: the tool configuration belongs in gitops-karmada.yaml at the repository root",
+        "bad.yaml[0]: the tool configuration belongs in gitops-karmada.yaml, the fleet's own (one per fleet)",
     ),
     (
         "list-item-not-a-mapping",
