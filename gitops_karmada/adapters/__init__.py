@@ -1,0 +1,1 @@
+"""Adapters: the modules that touch the world (git, directories, kubectl, GitHub, processes)."""

@@ -1,0 +1,1 @@
+"""The model: frozen API types (Karmada objects, configuration, diagnostics, errors); imports no other layer."""
