@@ -1,1 +1,1 @@
-"""The model: frozen API types (Karmada objects, configuration, diagnostics, errors); imports no other layer."""
+"""The model: frozen API types (Karmada objects, configuration, diagnostics, errors); no other layer."""
