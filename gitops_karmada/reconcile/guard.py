@@ -139,10 +139,12 @@ def removal_facts(result: RenderResult, request: ReconcileRequest) -> RemovalFac
         for event in result.failover.events:
             if event.what in ("evicted", "purged"):
                 evictions[(event.identity, event.cluster)] = event.message
+    previous = {binding_key(b).identity: b for b in result.previous_bindings}
     return RemovalFacts(
         before=before,
         after=after,
-        previous={binding_key(b).identity: b for b in result.previous_bindings},
+        previous=previous,
+        had=frozenset(previous) | {o.key.identity for o in result.outcomes if o.reused},
         current={
             o.key.identity: o.binding
             for o in result.outcomes

@@ -217,6 +217,7 @@ def _guard(
         previous={binding_key(b).identity: b for b in before},
         current={binding_key(b).identity: b for b in after},
         rolled_back_to=rev,
+        had=frozenset(binding_key(b).identity for b in before),
         layout=layout,
     )
     removed = [o.path for o in plan.objects if o.change is ChangeKind.REMOVED]

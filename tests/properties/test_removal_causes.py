@@ -19,10 +19,9 @@ from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.inputs.loading import input_path_filter, load, load_config
 from gitops_karmada.core.layout import CONFIG_FILE
 from gitops_karmada.model.guardrails import DELIBERATE, RemovalCause
-from gitops_karmada.reconcile import RunMode
+from gitops_karmada.reconcile import RunMode, reconcile
 from tests.builders import cluster_doc, pp_doc
 from tests.inprocess import Tree, commit, request
-from gitops_karmada.reconcile import reconcile
 
 NOW = "2026-01-02T03:04:05Z"
 LATER = "2026-01-02T04:04:05Z"
@@ -69,7 +68,11 @@ def _policy(name: str, clusters: tuple[str, ...] | None) -> dict[str, Any]:
         if clusters is not None
         else {"labelSelector": {"matchLabels": {"env": "prod"}}},
     }
-    selector = {"apiVersion": "apps/v1", "kind": "Deployment", "labelSelector": {"matchLabels": {"tier": "front"}}}
+    selector = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "labelSelector": {"matchLabels": {"tier": "front"}},
+    }
     return pp_doc(name, "shop", [selector], placement=placement)
 
 
@@ -117,7 +120,9 @@ def _history(before: Tree, after: Tree) -> InputHistory:
     """What the adapters tell the guard: the input files that changed, as they were before."""
     config, _ = load_config(after.get(CONFIG_FILE))
     is_input = input_path_filter(config)
-    paths = frozenset(p for p in before.keys() | after.keys() if is_input(p) and before.get(p) != after.get(p))
+    paths = frozenset(
+        p for p in before.keys() | after.keys() if is_input(p) and before.get(p) != after.get(p)
+    )
     loaded = load({p: before[p] for p in paths if p in before}, config)
     return InputHistory(paths, loaded.inputs)
 

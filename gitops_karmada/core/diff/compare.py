@@ -150,6 +150,7 @@ def _removals(
         rendered={c: {k: tuple(sorted(v)) for k, v in kinds.items()} for c, kinds in rendered.items()},
         config_changed=base.inputs.config.to_api() != head.inputs.config.to_api(),
         owners=owners,
+        had=frozenset(base_placements),
         layout=base.layout,
     )
     return group_removals(attribute_removals(removed, facts))

@@ -17,10 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gitops_karmada.core.binding import TEMPLATE_HASH_ANNOTATION, applied_clusters
+from gitops_karmada.core.binding import SOURCE_ANNOTATION, TEMPLATE_HASH_ANNOTATION, applied_clusters
 from gitops_karmada.core.diff.bound import binding_key, claimed_policy
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.selectors import cluster_matches
+from gitops_karmada.model.diagnostics import SourceRef
 from gitops_karmada.model.guardrails import DELIBERATE, RemovalCause
 from gitops_karmada.model.inputs import Inputs
 
@@ -97,6 +98,8 @@ class RemovalFacts:
     """Templates divided afresh on request (``reschedule``)."""
     rolled_back_to: str | None = None
     """The revision a rollback restores (its removals are what the user asked for)."""
+    had: frozenset[Identity] = frozenset()
+    """Every template that had a record before (a template without one is new)."""
     owners: Mapping[str, Identity] | None = None
     """Cluster-folder path → the template that rendered it, when ``previous`` does not hold every record
     (a diff side that stands on its state index); None: from ``previous``."""
@@ -285,31 +288,43 @@ class _Context:
         )
 
     def _gone(self, identity: Identity) -> tuple[RemovalCause, str]:
-        """The template is no longer in the repository: deleted, or it changed identity."""
+        """The template is no longer in the repository: deleted, or it changed identity (a new template of
+        the document it came from; its record names that document whatever the history says)."""
         old = self.templates_before.get(identity)
-        if old is None:
-            if self.facts.config_changed:
-                return RemovalCause.CONFIG_CHANGED, "no longer an input since gitops-karmada.yaml changed"
-            return RemovalCause.TEMPLATE_DELETED, "no longer in the repository"
-        successor = self._successor(old)
+        source = old.source if old is not None else self._recorded_source(identity)
+        name = identity[3]
+        successor = self._successor(source, name) if source is not None else None
         if successor is not None:
             return (
                 RemovalCause.TEMPLATE_EDITED,
                 f"an edit of {successor.source} made it {successor.key} (its kind, namespace or name "
                 "changed)",
             )
-        return RemovalCause.TEMPLATE_DELETED, f"deleted from {old.source.path}"
+        if old is None and self.facts.config_changed:
+            return RemovalCause.CONFIG_CHANGED, "no longer an input since gitops-karmada.yaml changed"
+        if source is None:
+            return RemovalCause.TEMPLATE_DELETED, "no longer in the repository"
+        return RemovalCause.TEMPLATE_DELETED, f"deleted from {source.path}"
 
-    def _successor(self, old: Manifest) -> Manifest | None:
-        """The template ``old`` turned into: a new one of the same file, at the same document or with the
-        same name."""
+    def _recorded_source(self, identity: Identity) -> SourceRef | None:
+        """The document the template's record says it was rendered from (``file[index]``)."""
+        binding = self.facts.previous.get(identity)
+        recorded = binding.metadata.annotations.get(SOURCE_ANNOTATION) if binding is not None else None
+        path, _, index = (recorded or "").rpartition("[")
+        if not path or not index.endswith("]") or not index[:-1].isdigit():
+            return None
+        return SourceRef(path, int(index[:-1]))
+
+    def _successor(self, source: SourceRef, name: str) -> Manifest | None:
+        """The template the one rendered from ``source`` turned into: a template of the same file that had
+        no record before, at the same document or with the same name."""
         new = [
             t
             for identity, t in self.templates_after.items()
-            if identity not in self.templates_before and t.source.path == old.source.path
+            if identity not in self.facts.had and t.source.path == source.path
         ]
-        same_place = [t for t in new if t.source.doc_index == old.source.doc_index]
-        same_name = [t for t in new if t.key.name == old.key.name]
+        same_place = [t for t in new if t.source.doc_index == source.doc_index]
+        same_name = [t for t in new if t.key.name == name]
         found = same_place or same_name
         return found[0] if len(found) == 1 else None
 
