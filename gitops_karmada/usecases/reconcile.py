@@ -244,8 +244,7 @@ def _commit_result(
         ),
         written=writer.written() if writer is not None else None,
     )
-    if sha is not None:
-        logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
+    # no log line of its own: the CLI prints "committed" on stdout, the daemon logs the run with its commit
     return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
 
 
