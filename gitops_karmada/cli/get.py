@@ -117,7 +117,10 @@ def get_command(
     listing, scope = found.listing, found.scope
     for name in found.missing:
         where = f" in namespace {scope}" if scope else ""
-        logger.bind(logger="get").error("{} {!r} not found{}", kind.value, name, where)
+        close = found.close.get(name, ())
+        named = " (a binding is named after its template and kind)" if kind is ListedKind.BINDINGS else ""
+        hint = f"; {kind.value} whose name starts with {name!r}: {', '.join(close)}{named}" if close else ""
+        logger.bind(logger="get").error("{} {!r} not found{}{}", kind.value, name, where, hint)
     _show(listing, output_format, show_namespace=scope is None and found.namespaced, single=len(names) == 1)
     if not listing.items and not names:
         _explain_empty(kind, scope)
