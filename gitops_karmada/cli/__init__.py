@@ -1,6 +1,8 @@
 """The ``gitops-karmada`` command line: a click group; one module per verb; exit codes per error class.
 
-Exit codes: 0 ok, 1 input or domain error (a ``GitopsKarmadaError``), 2 usage error (click's own).
+Exit codes: 0 ok, 1 input or domain error (a ``GitopsKarmadaError``; also what the system refused, and a
+bug), 2 usage error (click's own, or a ``UsageError``), 3 a guardrail refused. Every failure is one line
+on stderr, never a traceback (``--log-level debug`` adds it).
 """
 
 from __future__ import annotations
@@ -88,5 +90,20 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2)
     except GitopsKarmadaError as err:
         logger.bind(logger="cli").error("{}", err)
+        sys.exit(1)
+    except OSError as err:  # the system refused (a file, a socket, a process): one line, never a traceback
+        log = logger.bind(logger="cli")
+        log.opt(exception=err).debug("where the error below was raised")
+        where = f": {err.filename}" if err.filename else ""
+        log.error("{}{}", err.strerror or err, where)
+        sys.exit(1)
+    except Exception as err:  # a bug: one line; --log-level debug shows where
+        log = logger.bind(logger="cli")
+        log.opt(exception=err).debug("where the error below was raised")
+        log.error(
+            "internal error (a bug; please report it): {}: {} (--log-level debug shows the traceback)",
+            type(err).__name__,
+            err,
+        )
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
