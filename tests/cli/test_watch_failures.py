@@ -196,3 +196,13 @@ def test_the_daemons_text_lines_carry_their_time_and_say_whether_the_webhook_is_
     fleet.commit("scale")
     done = fleet.cli("reconcile")
     assert done.stderr and not any(TIMESTAMP.match(line) for line in done.stderr.splitlines()), done.stderr
+
+
+def test_what_the_system_refuses_is_one_line_anywhere(tmp_path: Path) -> None:
+    fleet = shop(tmp_path)
+    done = fleet.cli("render", "--out", "/proc/no-such-folder", check=1)
+    assert "Traceback" not in done.stderr
+    [line] = done.stderr.splitlines()
+    assert line == "error: No such file or directory: /proc/no-such-folder"
+    debug = fleet.cli("--log-level", "debug", "render", "--out", "/proc/no-such-folder", check=1)
+    assert "Traceback" in debug.stderr  # asked for: where it was raised
