@@ -3,7 +3,7 @@
 REF is a template reference (``Deployment/shop/cart``: its binding), ``pp/NAMESPACE/NAME``,
 ``cpp/NAME`` or ``cluster/NAME``. The events are the commits that changed the object: for a binding
 the commits that changed its record (as ``history`` lists them), for a policy or a cluster the commits
-that changed the file it is defined in. The use case (``usecases.describe``) reads it; this verb prints it
+that changed its document. The use case (``usecases.describe``) reads it; this verb prints it
 (kubectl-describe's layout, YAML or JSON). Reads records and inputs only; never renders.
 """
 

@@ -102,3 +102,28 @@ def test_not_found_exits_1_in_every_reading_verb(
     done = fleet.cli(*command, check=1)
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_describe_lists_the_commits_that_changed_the_policy_not_its_file(fleet: FleetRepo) -> None:
+    policies = "policies/shop.yaml"
+    text = fleet.read(policies)
+    fleet.write(policies, text.replace("[member1, member2, member3]", "[member1, member2]", 1))
+    fleet.commit("frontend: two clusters")  # another document of the same file
+    text = fleet.read(policies)
+    fleet.write(policies, "# the shop's policies\n" + text.replace("  name: cart\n", "  name: 'cart'\n", 1))
+    fleet.commit("a comment and quotes")  # the same cart policy, written another way
+    text = fleet.read(policies)
+    fleet.write(
+        policies, text.replace("    name: cart\n  placement:", "    name: cart\n  priority: 5\n  placement:")
+    )
+    fleet.commit("cart: priority 5")
+
+    def events(reference: str) -> list[str]:
+        described = json.loads(fleet.cli("describe", reference, "-o", "json").stdout)
+        return [event["SUBJECT"] for event in described["Events"]]
+
+    assert events("pp/shop/cart") == ["cart: priority 5", "initial fleet"]
+    assert events("pp/shop/frontend") == ["frontend: two clusters", "initial fleet"]
+    fleet.write("clusters-inventory/member1.yaml", "# main\n" + fleet.read("clusters-inventory/member1.yaml"))
+    fleet.commit("a comment on member1")
+    assert events("cluster/member1") == ["initial fleet"]
