@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.cli.completion import complete_reference
+from gitops_karmada.cli.completion import complete_describe
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json, to_yaml
 from gitops_karmada.cli.tables import plain_table
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 @click.command("describe")
-@click.argument("reference", metavar="REF", shell_complete=complete_reference)
+@click.argument("reference", metavar="REF", shell_complete=complete_describe)
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")
 @output_option("text", "yaml", "json")

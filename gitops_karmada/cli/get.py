@@ -13,6 +13,12 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.cli.completion import (
+    complete_cluster,
+    complete_get_name,
+    complete_kind,
+    complete_namespace,
+)
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json, to_yaml
 from gitops_karmada.cli.tables import plain_table, totals_line
@@ -52,14 +58,25 @@ def _api_list(items: tuple[Listed, ...], single: bool) -> object:
 
 
 @click.command("get")
-@click.argument("kind_and_api_kind", metavar="KIND", callback=_kind)
-@click.argument("names", nargs=-1)
+@click.argument("kind_and_api_kind", metavar="KIND", callback=_kind, shell_complete=complete_kind)
+@click.argument("names", nargs=-1, shell_complete=complete_get_name)
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")
-@click.option("-n", "--namespace", default=None, help=f"Only this namespace (default: {DEFAULT_NAMESPACE}).")
+@click.option(
+    "-n",
+    "--namespace",
+    default=None,
+    help=f"Only this namespace (default: {DEFAULT_NAMESPACE}).",
+    shell_complete=complete_namespace,
+)
 @click.option("-A", "--all-namespaces", is_flag=True, help="Every namespace.")
 @click.option("-l", "--selector", default="", help="Label selector, kubectl syntax (env=prod,tier in (web)).")
-@click.option("--cluster", default=None, help="Only objects placed on (or about) this member cluster.")
+@click.option(
+    "--cluster",
+    default=None,
+    help="Only objects placed on (or about) this member cluster.",
+    shell_complete=complete_cluster,
+)
 @click.option(
     "--status",
     "statuses",

@@ -15,6 +15,7 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.cli.completion import complete_cluster, complete_cluster_prefixed, complete_unhealthy
 from gitops_karmada.cli.diff import EXIT_CHANGES, EXIT_ERROR, EXIT_GUARDRAIL, EXIT_NO_CHANGE
 from gitops_karmada.cli.logs import colour_wanted
 from gitops_karmada.cli.options import output_option, repo_option
@@ -32,10 +33,20 @@ if TYPE_CHECKING:
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit whose fleet is simulated.")
 @click.option(
-    "--cluster-down", "down", multiple=True, metavar="CLUSTER", help="The cluster reports Ready=False."
+    "--cluster-down",
+    "down",
+    multiple=True,
+    metavar="CLUSTER",
+    help="The cluster reports Ready=False.",
+    shell_complete=complete_cluster,
 )
 @click.option(
-    "--taint", "taints", multiple=True, metavar="CLUSTER:KEY[=VALUE]:EFFECT", help="The cluster gets a taint."
+    "--taint",
+    "taints",
+    multiple=True,
+    metavar="CLUSTER:KEY[=VALUE]:EFFECT",
+    help="The cluster gets a taint.",
+    shell_complete=complete_cluster_prefixed,
 )
 @click.option(
     "--capacity",
@@ -43,12 +54,14 @@ if TYPE_CHECKING:
     multiple=True,
     metavar="CLUSTER:RESOURCE=QUANTITY[,...]",
     help="The cluster reports this allocatable capacity (scheduling uses it with status.useResourceSummary).",
+    shell_complete=complete_cluster_prefixed,
 )
 @click.option(
     "--unhealthy",
     multiple=True,
     metavar="KIND[.GROUP]/NAMESPACE/NAME@CLUSTER",
     help="The workload reports unhealthy on the cluster (application failover).",
+    shell_complete=complete_unhealthy,
 )
 @click.option(
     "--after",
