@@ -4,7 +4,9 @@ Nothing is written. The scenario (``core.failover.what_if``) stands in for the c
 the commit's time ``t0``; the pipeline runs at ``t0`` and then at every time its failover controllers ask
 to look again (a toleration or grace period ends, the eviction queue's next turn) up to ``t0 + after``,
 exactly as a daemon reconciling each status report would. The result is ``diff``'s plan, between the
-fleet as reconcile would render it now and as it would be at the end, plus the failover timeline.
+fleet as reconcile would render it now and as it would be at the end, plus the failover timeline and, for
+each part of the scenario that evicted nothing, why (``Quiet``). A cluster or template the scenario names
+that is not there is a ``UsageError``.
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ class Simulation:
     """For each part of the scenario that evicted nothing, why (the gate is off, a NoSchedule taint never
     evicts, a toleration has not run out yet and when it would, ...)."""
     lookahead_runs: int = 0
-    """Runs past the scenario's end that found when an eviction would come (in none of the above)."""
+    """Runs past the scenario's end that looked for when an eviction would come (not in ``runs``)."""
 
 
 class UnknownTargetError(UsageError):
