@@ -2,7 +2,7 @@
 
 A fleet's folders are configurable (``output:`` of gitops-karmada.yaml) and a fleet may live in a subfolder of
 a monorepo, so a path put together from a folder name and a slash anywhere but ``core/layout.py`` is a path
-that is wrong for some fleet. The defaults are declared once, in ``model/config.py``; the compatibility table
+that is wrong for some fleet. The defaults are declared once, in ``model/wellknown.py``; the compatibility table
 names them in prose.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "gitops_karmada"
 ALLOWED = {
     "core/layout.py": "the layout itself",
-    "model/config.py": "the folders' defaults, declared once",
+    "model/wellknown.py": "the folders' defaults, declared once",
     "model/compatibility.py": "the compatibility table names the default folders in prose",
 }
 FOLDER_ATTRIBUTES = frozenset({"clusters_dir", "state_dir", "snapshots_dir"})

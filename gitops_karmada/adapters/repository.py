@@ -29,12 +29,13 @@ from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time
 from gitops_karmada.core.inputs.external_sources import source_plan
 from gitops_karmada.core.inputs.loading import input_path_filter, load_config
-from gitops_karmada.core.layout import CONFIG_FILE, RepoLayout, config_path
+from gitops_karmada.core.layout import RepoLayout, config_path
 from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.core.ownership import is_state_file
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, warning
 from gitops_karmada.model.errors import GitError
+from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import (
     ManagedBlobs,
     Ports,

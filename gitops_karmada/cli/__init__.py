@@ -1,20 +1,26 @@
 """The ``gitops-karmada`` command line: a click group; one module per verb; exit codes per error class.
 
-Exit codes: 0 ok, 1 input or domain error (a ``GitopsKarmadaError``), 2 usage error (click's own).
+Exit codes: 0 ok, 1 input or domain error (a ``GitopsKarmadaError``; also what the system refused, and a
+bug), 2 usage error (click's own, or a ``UsageError``), 3 a guardrail refused. Every failure is one line
+on stderr, never a traceback (``--log-level debug`` adds it).
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import TYPE_CHECKING
 
 import click
-from loguru import logger
 
 from gitops_karmada import __version__
 from gitops_karmada.adapters.gc_tuning import freeze_imports, tune_garbage_collector
+from gitops_karmada.cli.completion import COMPLETE_VAR, complete
 from gitops_karmada.cli.lazy_group import LazyGroup
-from gitops_karmada.cli.logs import configure_logging, logging_format
 from gitops_karmada.model.errors import GitopsKarmadaError, UsageError
+
+if TYPE_CHECKING:
+    from loguru import Logger
 
 VERBS = {
     "collect": "gitops_karmada.cli.collect:collect_command",
@@ -62,31 +68,59 @@ VERBS = {
 )
 def cli(log_level: str, logging_format: str) -> None:
     """Karmada's multi-cluster placement, reconciled over a Git repository."""
+    from gitops_karmada.cli.logs import configure_logging  # loguru: not for a TAB, which never gets here
+
     configure_logging(log_level, logging_format)
+
+
+def _log() -> Logger:
+    """The CLI's logger (loguru is imported by the first command that logs, never by a TAB)."""
+    from loguru import logger
+
+    return logger.bind(logger="cli")
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: domain errors become one line on stderr and exit code 1."""
+    if os.environ.get(COMPLETE_VAR):
+        complete()  # a TAB: answered from the verbs' shapes, without importing them; exits
     tune_garbage_collector()
     try:
         # without standalone mode click returns the code of a ctx.exit()/Exit(n) instead of exiting
         code = cli.main(args=argv, prog_name="gitops-karmada", standalone_mode=False)
     except click.exceptions.Abort:
-        logger.bind(logger="cli").error("aborted")
+        _log().error("aborted")
         sys.exit(1)
     except click.ClickException as err:
+        from gitops_karmada.cli.logs import logging_format
+
         if logging_format() == "json":
             # usage help is for people; a log collector gets the one message
-            logger.bind(logger="cli", exitCode=err.exit_code).error("{}", err.format_message())
+            _log().bind(exitCode=err.exit_code).error("{}", err.format_message())
         else:
             err.show()
         sys.exit(err.exit_code)
     except click.exceptions.Exit as err:
         sys.exit(err.exit_code)
     except UsageError as err:
-        logger.bind(logger="cli", exitCode=2).error("{}", err)
+        _log().bind(exitCode=2).error("{}", err)
         sys.exit(2)
     except GitopsKarmadaError as err:
-        logger.bind(logger="cli").error("{}", err)
+        _log().error("{}", err)
+        sys.exit(1)
+    except OSError as err:  # the system refused (a file, a socket, a process): one line, never a traceback
+        log = _log()
+        log.opt(exception=err).debug("where the error below was raised")
+        where = f": {err.filename}" if err.filename else ""
+        log.error("{}{}", err.strerror or err, where)
+        sys.exit(1)
+    except Exception as err:  # a bug: one line; --log-level debug shows where
+        log = _log()
+        log.opt(exception=err).debug("where the error below was raised")
+        log.error(
+            "internal error (a bug; please report it): {}: {} (--log-level debug shows the traceback)",
+            type(err).__name__,
+            err,
+        )
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)

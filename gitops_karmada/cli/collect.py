@@ -17,6 +17,7 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.cli.completion import complete_cluster
 from gitops_karmada.cli.options import output_option, parse_now, repo_option
 from gitops_karmada.cli.output import to_json
 from gitops_karmada.cli.run_report import REPORT_API_VERSION
@@ -38,7 +39,11 @@ def _parse_now(value: str | None) -> datetime:
 @click.command("collect")
 @repo_option
 @click.option(
-    "--cluster", required=True, metavar="NAME", help="The member cluster: a Cluster of the fleet's inventory."
+    "--cluster",
+    required=True,
+    metavar="NAME",
+    help="The member cluster: a Cluster of the fleet's inventory.",
+    shell_complete=complete_cluster,
 )
 @click.option(
     "--kubeconfig",

@@ -3,7 +3,7 @@
 REF is a template reference (``Deployment/shop/cart``: its binding), ``pp/NAMESPACE/NAME``,
 ``cpp/NAME`` or ``cluster/NAME``. The events are the commits that changed the object: for a binding
 the commits that changed its record (as ``history`` lists them), for a policy or a cluster the commits
-that changed the file it is defined in. The use case (``usecases.describe``) reads it; this verb prints it
+that changed its document. The use case (``usecases.describe``) reads it; this verb prints it
 (kubectl-describe's layout, YAML or JSON). Reads records and inputs only; never renders.
 """
 
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.cli.completion import complete_reference
+from gitops_karmada.cli.completion import complete_describe
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import to_json, to_yaml
 from gitops_karmada.cli.tables import plain_table
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 @click.command("describe")
-@click.argument("reference", metavar="REF", shell_complete=complete_reference)
+@click.argument("reference", metavar="REF", shell_complete=complete_describe)
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")
 @output_option("text", "yaml", "json")

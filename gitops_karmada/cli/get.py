@@ -13,6 +13,12 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.cli.completion import (
+    complete_cluster,
+    complete_get_name,
+    complete_kind,
+    complete_namespace,
+)
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json, to_yaml
 from gitops_karmada.cli.tables import plain_table, totals_line
@@ -52,14 +58,25 @@ def _api_list(items: tuple[Listed, ...], single: bool) -> object:
 
 
 @click.command("get")
-@click.argument("kind_and_api_kind", metavar="KIND", callback=_kind)
-@click.argument("names", nargs=-1)
+@click.argument("kind_and_api_kind", metavar="KIND", callback=_kind, shell_complete=complete_kind)
+@click.argument("names", nargs=-1, shell_complete=complete_get_name)
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")
-@click.option("-n", "--namespace", default=None, help=f"Only this namespace (default: {DEFAULT_NAMESPACE}).")
+@click.option(
+    "-n",
+    "--namespace",
+    default=None,
+    help=f"Only this namespace (default: {DEFAULT_NAMESPACE}).",
+    shell_complete=complete_namespace,
+)
 @click.option("-A", "--all-namespaces", is_flag=True, help="Every namespace.")
 @click.option("-l", "--selector", default="", help="Label selector, kubectl syntax (env=prod,tier in (web)).")
-@click.option("--cluster", default=None, help="Only objects placed on (or about) this member cluster.")
+@click.option(
+    "--cluster",
+    default=None,
+    help="Only objects placed on (or about) this member cluster.",
+    shell_complete=complete_cluster,
+)
 @click.option(
     "--status",
     "statuses",
@@ -117,7 +134,10 @@ def get_command(
     listing, scope = found.listing, found.scope
     for name in found.missing:
         where = f" in namespace {scope}" if scope else ""
-        logger.bind(logger="get").error("{} {!r} not found{}", kind.value, name, where)
+        close = found.close.get(name, ())
+        named = " (a binding is named after its template and kind)" if kind is ListedKind.BINDINGS else ""
+        hint = f"; {kind.value} whose name starts with {name!r}: {', '.join(close)}{named}" if close else ""
+        logger.bind(logger="get").error("{} {!r} not found{}{}", kind.value, name, where, hint)
     _show(listing, output_format, show_namespace=scope is None and found.namespaced, single=len(names) == 1)
     if not listing.items and not names:
         _explain_empty(kind, scope)

@@ -4,7 +4,8 @@ Every message a command prints on stderr (diagnostics, warnings, errors, summari
 ``--logging-format json`` makes stderr JSON from the first line to the last. JSON lines have Karmada's
 structured-logging shape (v1.15 ``--logging-format=json``):
 ``{"ts": ..., "logger": ..., "level": "info", "msg": ..., <context fields such as clusterName>}``.
-Text lines read like a CLI's: ``warning: <msg>``, ``error: <msg>``, bare ``<msg>`` for info; colour only on
+Text lines read like a CLI's: ``warning: <msg>``, ``error: <msg>``, bare ``<msg>`` for info (the daemon's
+start with their time, ``use_timestamps``); colour only on
 a terminal and never when ``NO_COLOR`` is set (https://no-color.org). Results (tables, ``-o json``, reports)
 go to stdout through the CLI's output module, never through the logger.
 """
@@ -22,9 +23,11 @@ if TYPE_CHECKING:
     from loguru import Message
 
 TEXT_FORMAT = "<level>{extra[_prefix]}</level>{message}{extra[_context]}"
+TIMED_TEXT_FORMAT = "<dim>{time:YYYY-MM-DDTHH:mm:ss.SSSZ}</dim> " + TEXT_FORMAT
+"""The daemon's text lines: each starts with its local time, RFC 3339 with milliseconds."""
 TEXT_HIDDEN = frozenset({"logger", "file", "document", "field", "subject"})
 """Context shown in JSON only: a diagnostic's text already names its file, document and field."""
-_STATE = {"format": "text"}
+_STATE = {"format": "text", "level": "info"}
 
 
 def _json_sink(message: Message) -> None:
@@ -55,15 +58,23 @@ def colour_wanted(stream: Any) -> bool:
     return not os.environ.get("NO_COLOR") and bool(getattr(stream, "isatty", lambda: False)())
 
 
-def configure_logging(level: str, fmt: str) -> None:
-    """Route loguru to stderr in ``fmt`` ("text" or "json") at ``level``."""
+def configure_logging(level: str, fmt: str, *, timestamps: bool = False) -> None:
+    """Route loguru to stderr in ``fmt`` ("text" or "json") at ``level``; ``timestamps``: text lines start
+    with the time (JSON lines always have ``ts``)."""
     logger.remove()
-    _STATE["format"] = fmt
+    _STATE["format"], _STATE["level"] = fmt, level
     logger.configure(patcher=_add_text_fields)
     if fmt == "json":
         logger.add(_json_sink, level=level.upper(), format="{message}")
     else:
-        logger.add(sys.stderr, level=level.upper(), format=TEXT_FORMAT, colorize=colour_wanted(sys.stderr))
+        text = TIMED_TEXT_FORMAT if timestamps else TEXT_FORMAT
+        logger.add(sys.stderr, level=level.upper(), format=text, colorize=colour_wanted(sys.stderr))
+
+
+def use_timestamps() -> None:
+    """From now on text lines start with the time: a long-lived process's lines (the ``watch`` daemon's)
+    are read later, beside other logs. The short commands keep the plain lines of a CLI."""
+    configure_logging(_STATE["level"], _STATE["format"], timestamps=True)
 
 
 def logging_format() -> str:

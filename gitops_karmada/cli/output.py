@@ -81,6 +81,7 @@ def placement_table(result: RenderResult, width: int | None = None, *, only_redo
     """Templates × clusters: replicas per cluster (✓ for objects without replicas, - when absent).
 
     ``only_redone``: only the templates the run computed (not those reused from the previous run).
+    No rows, no table: an empty string (and no quota table either: it shows what those rows placed).
     A plain writer, not rich: at 5,000 templates × 50 clusters rich's layout took longer than the run.
     """
     clusters = [c.name for c in result.inputs.clusters] if result.inputs is not None else []
@@ -105,6 +106,8 @@ def placement_table(result: RenderResult, width: int | None = None, *, only_redo
             policy_name = f"{'cpp' if policy.is_cluster_scoped else 'pp'}/{policy.name}"
         status = "failed" if outcome.failed else "ok"
         rows.append([str(outcome.key), policy_name, *_cells(binding, clusters), status])
+    if not rows:
+        return ""
     right = frozenset(c.upper() for c in clusters)
     text = plain_table(columns, rows, width=width, right=right)
     if result.quotas:

@@ -15,12 +15,13 @@ import click
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.cli.completion import complete_cluster, complete_cluster_prefixed, complete_unhealthy
 from gitops_karmada.cli.diff import EXIT_CHANGES, EXIT_ERROR, EXIT_GUARDRAIL, EXIT_NO_CHANGE
 from gitops_karmada.cli.logs import colour_wanted
 from gitops_karmada.cli.options import output_option, repo_option
 from gitops_karmada.core.diff import Budget, Unit, render_json, render_markdown, render_text
 from gitops_karmada.core.failover.what_if import ScenarioError
-from gitops_karmada.model.errors import GitopsKarmadaError
+from gitops_karmada.model.errors import GitopsKarmadaError, UsageError
 from gitops_karmada.usecases.simulate import Scenario, TimelineEntry, UnrenderableCommitError, simulate
 
 if TYPE_CHECKING:
@@ -32,10 +33,20 @@ if TYPE_CHECKING:
 @repo_option
 @click.option("--rev", default="HEAD", show_default=True, help="The commit whose fleet is simulated.")
 @click.option(
-    "--cluster-down", "down", multiple=True, metavar="CLUSTER", help="The cluster reports Ready=False."
+    "--cluster-down",
+    "down",
+    multiple=True,
+    metavar="CLUSTER",
+    help="The cluster reports Ready=False.",
+    shell_complete=complete_cluster,
 )
 @click.option(
-    "--taint", "taints", multiple=True, metavar="CLUSTER:KEY[=VALUE]:EFFECT", help="The cluster gets a taint."
+    "--taint",
+    "taints",
+    multiple=True,
+    metavar="CLUSTER:KEY[=VALUE]:EFFECT",
+    help="The cluster gets a taint.",
+    shell_complete=complete_cluster_prefixed,
 )
 @click.option(
     "--capacity",
@@ -43,12 +54,14 @@ if TYPE_CHECKING:
     multiple=True,
     metavar="CLUSTER:RESOURCE=QUANTITY[,...]",
     help="The cluster reports this allocatable capacity (scheduling uses it with status.useResourceSummary).",
+    shell_complete=complete_cluster_prefixed,
 )
 @click.option(
     "--unhealthy",
     multiple=True,
     metavar="KIND[.GROUP]/NAMESPACE/NAME@CLUSTER",
     help="The workload reports unhealthy on the cluster (application failover).",
+    shell_complete=complete_unhealthy,
 )
 @click.option(
     "--after",
@@ -83,6 +96,8 @@ def simulate_command(
         simulation = simulate(GitStore.open(repo), rev, scenario)
     except ScenarioError as err:
         raise click.BadParameter(str(err)) from err
+    except UsageError:
+        raise  # an unknown cluster or template: one line, exit 2
     except GitopsKarmadaError as err:
         log = logger.bind(logger="simulate")
         for problem in err.diagnostics if isinstance(err, UnrenderableCommitError) else ():
@@ -90,18 +105,22 @@ def simulate_command(
         log.error("{}", err)
         raise click.exceptions.Exit(EXIT_ERROR) from err
     plan, timeline = simulation.plan, simulation.timeline
-    logger.bind(logger="simulate", runs=simulation.runs).debug("simulated {} run(s)", simulation.runs)
+    logger.bind(logger="simulate", runs=simulation.runs).debug(
+        "simulated {} run(s), and {} past the end", simulation.runs, simulation.lookahead_runs
+    )
+    quiet = simulation.not_evicted
     if output_format == "json":
         document = json.loads(render_json(plan))
         document["timeline"] = [entry.to_dict() for entry in timeline]
+        document["notEvicted"] = list(quiet)
         click.echo(json.dumps(document, indent=2, sort_keys=True))
     elif output_format == "markdown":
         click.echo(render_markdown(plan, Budget(65_536, Unit.CHARACTERS)), nl=False)
-        click.echo(_timeline_text(timeline, markdown=True), nl=False)
+        click.echo(_timeline_text(timeline, quiet, markdown=True), nl=False)
     else:
         colour = colour_wanted(sys.stdout)
         click.echo(render_text(plan, colour=colour), nl=False, color=colour)
-        click.echo(_timeline_text(timeline, markdown=False), nl=False)
+        click.echo(_timeline_text(timeline, quiet, markdown=False), nl=False)
     if plan.failed:
         raise click.exceptions.Exit(EXIT_ERROR)
     if plan.violations:
@@ -109,13 +128,21 @@ def simulate_command(
     raise click.exceptions.Exit(EXIT_CHANGES if plan.has_changes and exit_code else EXIT_NO_CHANGE)
 
 
-def _timeline_text(timeline: Sequence[TimelineEntry], *, markdown: bool) -> str:
-    acted = list(timeline)
-    if not acted:
-        return "\nFailover timeline: nothing is evicted.\n"
+def _timeline_text(timeline: Sequence[TimelineEntry], quiet: Sequence[str], *, markdown: bool) -> str:
+    """The timeline, then why the parts of the scenario that evicted nothing did not."""
+    bullet = "- " if markdown else "  "
+    why = "".join(f"{bullet}{reason}\n" for reason in quiet)
+    if not timeline:
+        if not quiet:
+            return "\nFailover timeline: nothing is evicted.\n"
+        head = (
+            "\n### Failover timeline: nothing is evicted\n\n"
+            if markdown
+            else "\nFailover timeline: nothing is evicted:\n"
+        )
+        return head + why
     head = "\n### Failover timeline\n\n" if markdown else "\nFailover timeline:\n"
-    lines = [
-        f"{'- ' if markdown else '  '}{e.at}  {e.template}  {e.action} {e.cluster}: {e.message}"
-        for e in acted
-    ]
-    return head + "\n".join(lines) + "\n"
+    lines = "".join(f"{bullet}{e.at}  {e.template}  {e.action} {e.cluster}: {e.message}\n" for e in timeline)
+    if quiet:
+        lines += ("\n### Not evicted\n\n" if markdown else "\nNot evicted:\n") + why
+    return head + lines

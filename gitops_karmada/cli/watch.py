@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 import click
 
 from gitops_karmada.adapters.git_fetch import RemoteAccess
+from gitops_karmada.cli.logs import use_timestamps
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.daemon.main import run_daemon
-from gitops_karmada.daemon.settings import DaemonSettings, SettingsError
+from gitops_karmada.daemon.settings import DaemonSettings
 from gitops_karmada.model.base import is_dns1123_label
+from gitops_karmada.model.errors import UsageError
 from gitops_karmada.usecases.collect import Member
 
 if TYPE_CHECKING:
@@ -34,16 +36,28 @@ def _listen_address(value: str) -> tuple[str, int] | None:
         return None
     host, colon, port = value.rpartition(":")
     if not colon or not port.isdigit() or int(port) > 65535:
-        raise click.BadParameter(f"{value!r} is not HOST:PORT (or 'off')", param_hint="--listen")
+        raise UsageError(f"--listen {value!r} is not HOST:PORT (or 'off')")
     return host or "127.0.0.1", int(port)
 
 
 def _webhook_secret(path: Path | None) -> bytes | None:
+    """The webhook's shared secret; None: no secret given (the webhook is off, and the log says so). A
+    secret given but empty is refused: it would turn the webhook off without a word."""
     if path is not None:
-        secret = path.read_bytes().strip()
-    else:
-        secret = os.environ.get(SECRET_ENV, "").strip().encode()
-    return secret or None
+        try:
+            secret = path.read_bytes().strip()
+        except OSError as err:
+            raise UsageError(f"--webhook-secret-file {path}: cannot read it: {err.strerror}") from None
+        if not secret:
+            raise UsageError(
+                f"--webhook-secret-file {path} is empty: put the shared secret in it (or leave the option "
+                "out to run without the webhook)"
+            )
+        return secret
+    raw = os.environ.get(SECRET_ENV, "")
+    if raw and not raw.strip():
+        raise UsageError(f"{SECRET_ENV} holds only whitespace: set the shared secret (or unset it)")
+    return raw.strip().encode() or None
 
 
 def _member(value: str) -> Member:
@@ -51,17 +65,15 @@ def _member(value: str) -> Member:
     whole when that file exists)."""
     name, equals, rest = value.partition("=")
     if not equals or not name or not rest:
-        raise click.BadParameter(f"{value!r} is not NAME=KUBECONFIG[@CONTEXT]", param_hint="--collect")
+        raise UsageError(f"--collect {value!r} is not NAME=KUBECONFIG[@CONTEXT]")
     if not is_dns1123_label(name):
-        raise click.BadParameter(f"{name!r} is not a cluster name (a DNS-1123 label)", param_hint="--collect")
+        raise UsageError(f"--collect {value!r}: {name!r} is not a cluster name (a DNS-1123 label)")
     path, context = Path(rest), None
     if not path.is_file() and "@" in rest:
         file, _, context = rest.rpartition("@")
         path = Path(file)
     if not path.is_file():
-        raise click.BadParameter(
-            f"the kubeconfig of {name}, {str(path)!r}, is not a file", param_hint="--collect"
-        )
+        raise UsageError(f"--collect {value!r}: the kubeconfig of {name}, {str(path)!r}, is not a file")
     return Member(name, path, context or None)
 
 
@@ -70,7 +82,7 @@ def _members(_ctx: click.Context, _param: click.Parameter, values: Sequence[str]
     names = [m.name for m in members]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise click.BadParameter(f"cluster {twice[0]!r} is given more than once", param_hint="--collect")
+        raise UsageError(f"--collect: cluster {twice[0]!r} is given more than once")
     return members
 
 
@@ -172,14 +184,19 @@ def watch_command(
     status branch (one commit per round, only when something changed or the heartbeat is half the monitor
     grace period old); each status commit starts a run. See docs/daemon.md.
     """
+    use_timestamps()  # a daemon's lines are read later, next to other logs: each says when
+    address = _listen_address(listen)
+    secret = _webhook_secret(webhook_secret_file)
+    if address is None and secret is not None:
+        raise UsageError("a webhook secret is given but --listen is off: nothing would receive the webhook")
     settings = DaemonSettings(
         repo=repo,
         branch=branch,
         remote=remote,
         push=push,
         interval=interval,
-        listen=_listen_address(listen),
-        webhook_secret=_webhook_secret(webhook_secret_file),
+        listen=address,
+        webhook_secret=secret,
         retry_budget=retry_budget,
         access=RemoteAccess(ssh_key=ssh_key, ssh_command=ssh_command, askpass=askpass),
         members=members,
@@ -187,9 +204,6 @@ def watch_command(
         collect_timeout=collect_timeout,
         allow=frozenset(allow),
     )
-    try:
-        code = run_daemon(settings)
-    except SettingsError as err:
-        raise click.UsageError(str(err)) from None
+    code = run_daemon(settings)  # a SettingsError (a UsageError) is one line and exit 2, like these above
     if code:
         raise click.exceptions.Exit(code)

@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from gitops_karmada.model.base import is_dns1123_label, is_dns1123_subdomain
 from gitops_karmada.model.config import ToolConfig
 from gitops_karmada.model.keys import ObjectKey
+from gitops_karmada.model.wellknown import CONFIG_FILE
 
-CONFIG_FILE = "gitops-karmada.yaml"
-"""The fleet's configuration, at the root of its folder."""
 CLUSTER_SCOPED_FOLDER = "_cluster"
 BINDINGS_FOLDER = "bindings"
 QUOTAS_FOLDER = "quotas"

@@ -8,6 +8,8 @@ errors). Pure.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import difflib
 import functools
 import typing
@@ -19,16 +21,18 @@ from gitops_karmada.core.detector import ref_of
 from gitops_karmada.core.overrides import unused_override_policies
 from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.core.scheduler.filters import find_untolerated_taint, taint_to_string
+from gitops_karmada.core.schema_check import SCHEMA_CODE
 from gitops_karmada.model.base import LabelSelector, TaintEffect
 from gitops_karmada.model.config import FeatureGate
-from gitops_karmada.model.diagnostics import Diagnostic, warning
+from gitops_karmada.model.diagnostics import Diagnostic, error, warning
 from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
     from gitops_karmada.core.detector import PolicyIndex
     from gitops_karmada.core.run_memo import RunMemo
+    from gitops_karmada.core.schema_check import SchemaChecker
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.diagnostics import SourceRef
@@ -301,3 +305,106 @@ def _override_policies_selecting_nothing(inputs: Inputs) -> Iterator[Diagnostic]
     for op in inputs.override_policies:
         for message in unused_override_policies(bodies, [], [op]):
             yield warning(message, inputs.sources.get((op.kind, op.namespace, op.name)))
+
+
+# -- what the API server would refuse (validate's offline checks) ------------------------------------------
+
+KUBERNETES_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+"""The namespaces every Kubernetes cluster has from the start (kube-apiserver's system namespaces)."""
+
+
+def api_server_checks(
+    templates: Sequence[Manifest],
+    unmatched: Collection[tuple[str, str, str, str]],
+    checker: SchemaChecker | None,
+) -> list[Diagnostic]:
+    """What ``validate`` can tell offline of objects the API server would refuse or could not place: a
+    namespace nothing creates, a Secret's ``data`` that is not base64, and (with ``checker``) a template no
+    policy selects that fails its schema (a selected one is checked when it is rendered)."""
+    found = namespaces_nothing_creates(templates)
+    found.extend(secret_data_problems(templates))
+    if checker is not None:
+        found.extend(
+            unmatched_schema_problems((t for t in templates if t.key.identity in unmatched), checker)
+        )
+    return found
+
+
+def namespaces_nothing_creates(templates: Sequence[Manifest]) -> list[Diagnostic]:
+    """A warning per namespace that namespaced templates use and no Namespace template creates (nor is it
+    one Kubernetes has from the start): applied to a cluster where it does not exist, the API server refuses
+    them. At the first such template (by file), counting the others."""
+    created = {t.key.name for t in templates if t.key.kind == "Namespace" and not t.key.group}
+    using: dict[str, list[Manifest]] = {}
+    for template in templates:
+        namespace = template.key.namespace
+        if namespace and namespace not in created and namespace not in KUBERNETES_NAMESPACES:
+            using.setdefault(namespace, []).append(template)
+    found = []
+    for namespace, users in sorted(using.items()):
+        users.sort(key=lambda t: (t.source.path, t.source.doc_index))
+        others = f" (and {len(users) - 1} more template(s) in it)" if len(users) > 1 else ""
+        found.append(
+            warning(
+                f"namespace {namespace!r} of {users[0].key}{others} is created by no Namespace template in "
+                f"the repository, nor is it one every cluster has ({', '.join(KUBERNETES_NAMESPACES)}): the "
+                "API server refuses its objects where it does not exist (add a Namespace template)",
+                users[0].source,
+                "metadata.namespace",
+            )
+        )
+    return found
+
+
+def secret_data_problems(templates: Iterable[Manifest]) -> list[Diagnostic]:
+    """An error per ``data`` value of a Secret that is not base64 (a ``[]byte`` field: standard base64,
+    padded, line breaks ignored, as Go's JSON decoder reads it): the API server refuses the Secret."""
+    found = []
+    for template in templates:
+        if template.key.kind != "Secret" or template.key.group:
+            continue
+        data = template.body.get("data")
+        if not isinstance(data, dict):
+            continue
+        for key, value in sorted(data.items(), key=lambda item: str(item[0])):
+            problem = _base64_problem(value)
+            if problem:
+                found.append(
+                    error(
+                        f"Secret data must be base64 (put plain text under stringData): {problem}",
+                        template.source,
+                        f"data.{key}",
+                    )
+                )
+    return found
+
+
+def _base64_problem(value: Any) -> str:
+    if not isinstance(value, str):
+        return ""  # not a string at all: the schema check says so
+    try:
+        base64.b64decode(value.replace("\r", "").replace("\n", ""), validate=True)
+    except (binascii.Error, ValueError) as err:
+        return f"{value[:20]!r}{'…' if len(value) > 20 else ''} does not decode ({err})"
+    return ""
+
+
+def unmatched_schema_problems(templates: Iterable[Manifest], checker: SchemaChecker) -> list[Diagnostic]:
+    """An error per template no policy selects that fails its schema (Kubernetes' of the configured or
+    newest version, or its CRD's in the repository): it is never rendered, so no run checks it, and the
+    API server would refuse it wherever a later policy sends it."""
+    found = []
+    for template in templates:
+        verdict = checker.check(template.body, "")
+        if verdict.problems:
+            shown = "; ".join(f"{p.field or '(object)'}: {p.message}" for p in verdict.problems)
+            found.append(
+                error(
+                    f"{template.key} (selected by no policy) fails the {verdict.checked_against} schema, "
+                    f"so the API server would refuse it: {shown}",
+                    template.source,
+                    verdict.problems[0].field,
+                    code=SCHEMA_CODE,
+                )
+            )
+    return found

@@ -75,7 +75,9 @@ def worker_settings(store: GitStore, settings: DaemonSettings) -> WorkerSettings
         allow=settings.allow,
         retry_budget=settings.retry_budget,
     )
-    store.resolve(worker.ref)
+    if store.try_resolve(worker.ref) is None:
+        named = "--branch" if settings.branch is not None else "the checked-out branch"
+        raise SettingsError(f"{named} {branch}: {settings.repo} has no commit on it")
     remote = settings.remote
     if remote is not None and store.upstream(worker.ref) != (remote, branch):
         raise SettingsError(
@@ -154,6 +156,12 @@ def start(daemon: Daemon, settings: DaemonSettings) -> None:
         mode,
         f"; serving {server.address}" if server else "",
     )
+    if server is not None:
+        log = logger.bind(logger="watch", webhook=settings.webhook_secret is not None)
+        if settings.webhook_secret is not None:
+            log.info("webhook on: POST {}/hooks/git (GitHub or GitLab push events)", server.address)
+        else:
+            log.info("webhook off: no secret given (--webhook-secret-file); POST /hooks/git answers 404")
 
 
 def stop(daemon: Daemon) -> None:

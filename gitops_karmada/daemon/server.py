@@ -7,6 +7,8 @@ and ``POST /hooks/git`` (a GitHub or GitLab push webhook; only when a secret is 
 
 from __future__ import annotations
 
+import errno
+import socket
 import threading
 import time
 import urllib.parse
@@ -18,6 +20,7 @@ from loguru import logger
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from gitops_karmada.daemon.page import explain_page, status_page
+from gitops_karmada.daemon.settings import SettingsError
 from gitops_karmada.daemon.webhook import MAX_BODY_BYTES, Verdict, decide
 from gitops_karmada.model.errors import NotFoundError, UsageError
 from gitops_karmada.usecases.explain import explain_commit, explanation_text, find_outcome
@@ -114,10 +117,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+def bind_problem(host: str, port: int, err: OSError) -> str:
+    """One line saying why ``--listen HOST:PORT`` cannot be served, and what to do."""
+    where = f"--listen {host}:{port}"
+    if isinstance(err, socket.gaierror):
+        return f"{where}: cannot resolve the host {host!r} ({err.strerror}); give an address or a known name"
+    if err.errno == errno.EADDRINUSE:
+        return f"{where}: the address is already in use; pick another port, or 0 for a free one"
+    if err.errno == errno.EACCES:
+        privileged = " (ports below 1024 are privileged)" if 0 < port < 1024 else ""
+        return f"{where}: permission denied{privileged}; pick a port of 1024 or more"
+    if err.errno == errno.EADDRNOTAVAIL:
+        return f"{where}: {host} is not an address of this machine"
+    return f"{where}: cannot listen there: {err.strerror or err}"
+
+
 class HttpServer:
     def __init__(self, app: App, host: str, port: int) -> None:
+        """Binds ``host:port`` now; ``SettingsError`` (one line) when it cannot be bound."""
         handler = type("Handler", (_Handler,), {"app": app})
-        self.server = ThreadingHTTPServer((host, port), handler)
+        try:
+            self.server = ThreadingHTTPServer((host, port), handler)
+        except OSError as err:
+            raise SettingsError(bind_problem(host, port, err)) from None
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.2})
 

@@ -13,6 +13,7 @@ from pydantic import Field, PrivateAttr, field_validator
 
 from gitops_karmada.model.base import ApiModel
 from gitops_karmada.model.guardrails import RemovalCause
+from gitops_karmada.model.wellknown import DEFAULT_CLUSTERS_DIR, DEFAULT_SNAPSHOTS_DIR, DEFAULT_STATE_DIR
 
 
 class FeatureGate(enum.StrEnum):
@@ -55,9 +56,9 @@ class RemovalRules(ApiModel):
 
 
 class OutputLayout(ApiModel):
-    clusters_dir: str = "clusters"
-    state_dir: str = "karmada-state"
-    snapshots_dir: str = "cluster-snapshots"
+    clusters_dir: str = DEFAULT_CLUSTERS_DIR
+    state_dir: str = DEFAULT_STATE_DIR
+    snapshots_dir: str = DEFAULT_SNAPSHOTS_DIR
     """Per-cluster node/pod/ResourceQuota snapshots for the accurate estimator (input, not templates)."""
 
     @field_validator("clusters_dir", "state_dir", "snapshots_dir")

@@ -3,7 +3,8 @@
 A reference is a template reference (``Deployment/shop/cart``: its binding), ``pp/NAMESPACE/NAME``,
 ``cpp/NAME`` or ``cluster/NAME``. The events are the commits that changed the object: for a binding
 the commits that changed its record (as ``history`` lists them), for a policy or a cluster the commits
-that changed the file it is defined in. Reads records and inputs only; never renders.
+that changed its document (the other documents of its file, and its formatting, do not count). Reads
+records and inputs only; never renders.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.repository import rfc3339
+from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.diff.bound import binding_key
 from gitops_karmada.core.views.description import (
     Description,
@@ -19,7 +21,7 @@ from gitops_karmada.core.views.description import (
     describe_cluster,
     describe_policy,
 )
-from gitops_karmada.model.errors import NotFoundError, UsageError
+from gitops_karmada.model.errors import InputError, NotFoundError, UsageError
 from gitops_karmada.usecases.fleet_view import read_fleet
 from gitops_karmada.usecases.history import template_history
 from gitops_karmada.usecases.lifecycle import LifecycleError, TemplateReference
@@ -88,10 +90,45 @@ def _binding(store: GitStore, rev: str, text: str) -> Description:
     return describe_binding(found[0]).with_section(section)
 
 
-def _file_events(store: GitStore, rev: str, path: str) -> Section:
-    entries = store.log(rev, paths=[path]) if path else ()
-    rows = tuple((e.commit[:12], rfc3339(e.committed_at), e.subject) for e in entries)
+def _document_events(store: GitStore, rev: str, path: str, kind: str, namespace: str, name: str) -> Section:
+    """The commits that changed the document of ``kind`` ``namespace/name`` in ``path``: its content
+    (not its formatting, nor the other documents of the file) differs from the first parent's."""
+    entries = store.log(rev, paths=[path], with_changes=True) if path else ()
+    changes = [(entry, entry.change_of(path)) for entry in entries]
+    oids = sorted({oid for _, c in changes if c is not None for oid in (c.old_oid, c.new_oid) if oid})
+    contents = store.read_blobs(oids) if oids else {}
+
+    def document(oid: str | None) -> object:
+        return _document(contents.get(oid) if oid else None, kind, namespace, name)
+
+    rows = tuple(
+        (entry.commit[:12], rfc3339(entry.committed_at), entry.subject)
+        for entry, change in changes
+        if change is not None and document(change.old_oid) != document(change.new_oid)
+    )
     return Section("Events", ("COMMIT", "DATE", "SUBJECT"), rows)
+
+
+def _document(content: bytes | None, kind: str, namespace: str, name: str) -> object:
+    """The body of the document of ``kind`` ``namespace/name`` in a file's ``content``; None when the file
+    has none (or does not parse)."""
+    if content is None:
+        return None
+    try:
+        documents = load_yaml_documents(content)
+    except InputError:
+        return None
+    for loaded in documents:
+        body = loaded.body
+        metadata = body.get("metadata") if isinstance(body, dict) else None
+        if (
+            isinstance(metadata, dict)
+            and body.get("kind") == kind
+            and metadata.get("name") == name
+            and (metadata.get("namespace") or "") == namespace
+        ):
+            return body
+    return None
 
 
 def _source(fleet: FleetView, kind: str, namespace: str, name: str) -> str:
@@ -115,7 +152,8 @@ def _policy(store: GitStore, rev: str, prefix: str, rest: str) -> Description:
             f"no {'ClusterPropagationPolicy' if cluster_scoped else 'PropagationPolicy'} {shown} at {rev}"
         )
     path = _source(fleet, policy.kind, namespace, name)
-    return describe_policy(policy, fleet.bindings, path or "-").with_section(_file_events(store, rev, path))
+    events = _document_events(store, rev, path, policy.kind, namespace, name)
+    return describe_policy(policy, fleet.bindings, path or "-").with_section(events)
 
 
 def _cluster(store: GitStore, rev: str, name: str) -> Description:
@@ -125,4 +163,5 @@ def _cluster(store: GitStore, rev: str, name: str) -> Description:
         known = ", ".join(c.name for c in fleet.inputs.clusters) or "none"
         raise DescribeError(f"no cluster {name!r} at {rev} (clusters: {known})")
     path = _source(fleet, "Cluster", "", name)
-    return describe_cluster(cluster, fleet.bindings, path or "-").with_section(_file_events(store, rev, path))
+    events = _document_events(store, rev, path, "Cluster", "", name)
+    return describe_cluster(cluster, fleet.bindings, path or "-").with_section(events)

@@ -22,6 +22,8 @@ from gitops_karmada.core.views.listing import (
 from gitops_karmada.usecases.fleet_view import read_fleet
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.model.base import LabelSelector
     from gitops_karmada.model.diagnostics import Diagnostic
@@ -54,6 +56,9 @@ class FleetListing:
     """Whether the kind listed lives in namespaces."""
     missing: tuple[str, ...]
     """Names asked for that nothing listed has."""
+    close: Mapping[str, tuple[str, ...]]
+    """For each missing name, the names listed that start with it (``cart`` → ``cart-deployment``: a
+    binding is named after its template and kind)."""
     errors: tuple[Diagnostic, ...]
     """Errors in the records or inputs read (what could be read is listed anyway)."""
 
@@ -73,10 +78,13 @@ def get_listing(store: GitStore, rev: str, query: GetQuery) -> FleetListing:
     )
     listing = filtered(listing_of(kind, fleet.inputs, fleet.bindings, fleet.quotas), keep)
     missing: list[str] = []
+    close: dict[str, tuple[str, ...]] = {}
     if query.names:
         wanted = set(query.names)
         items = tuple(i for i in listing.items if i.name in wanted or i.cells.get("NAME") in wanted)
         missing = sorted(wanted - {i.name for i in items} - {i.cells.get("NAME", "") for i in items})
+        for name in missing:
+            close[name] = tuple(sorted({i.name for i in listing.items if i.name.startswith(name)}))
         listing = filtered(Listing(listing.kind, listing.columns, listing.wide_columns, items), ListFilter())
     errors = tuple(d for d in fleet.diagnostics if d.is_error)
-    return FleetListing(listing, scope, namespaced, tuple(missing), errors)
+    return FleetListing(listing, scope, namespaced, tuple(missing), close, errors)

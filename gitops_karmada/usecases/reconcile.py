@@ -296,8 +296,7 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         ),
         written=write.writer.written() if write.writer is not None else None,
     )
-    if sha is not None:
-        logger.bind(logger="reconciler", commit=sha, files=len(changes)).info("committed {}", sha[:12])
+    # no log line of its own: the CLI prints "committed" on stdout, the daemon logs the run with its commit
     return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
 
 

@@ -2,7 +2,8 @@
 
 It runs the same pipeline as ``render`` (loading, matching, interpreting, scheduling, quotas, overrides,
 rendering), so whatever ``reconcile`` would refuse or report, ``validate`` reports first: all errors and
-warnings, each naming the file, the document and the field. With ``rendered`` the files already in the
+warnings, each naming the file, the document and the field; then what the API server would refuse that
+no run checks (``core.lint.api_server_checks``). With ``rendered`` the files already in the
 cluster folders are checked against their clusters' schemas too. ``locate`` gives each finding its line.
 """
 
@@ -19,6 +20,7 @@ from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.core.codecs.yaml_input import field_lines, line_of_field, load_yaml_documents
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.core.lint import api_server_checks
 from gitops_karmada.core.schema_check import check_rendered, schema_checker
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
@@ -131,9 +133,21 @@ def validate_source(
     state = read_source(repo, rev, worktree)
     result = reconcile(state.request.with_ports(progress=progress))
     diagnostics = result.diagnostics
+    if result.inputs is not None:
+        diagnostics = (*diagnostics, *_api_server_checks(result))
     if rendered and result.inputs is not None:
         diagnostics = (*diagnostics, *_check_rendered(repo, state, result.inputs))
     return Validation(repo, state, result, tuple(diagnostics))
+
+
+def _api_server_checks(result: RenderResult) -> list[Diagnostic]:
+    """What the API server would refuse that no run checks (``core.lint.api_server_checks``): namespaces
+    nothing creates, Secret data that is not base64, templates no policy selects that fail their schema."""
+    inputs = result.inputs
+    assert inputs is not None
+    unmatched = {o.key.identity for o in result.outcomes if o.match.state is ClaimState.UNMATCHED}
+    checker = schema_checker(inputs.config.schema_check, inputs.templates, packaged_schemas())
+    return api_server_checks(inputs.templates, unmatched, checker)
 
 
 def locate(validation: Validation) -> tuple[LocatedDiagnostic, ...]:

@@ -249,10 +249,10 @@ def test_json_logging_has_karmadas_shape(tmp_path: Path) -> None:
     done = repo.cli("--logging-format=json", "reconcile")
     lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
     assert lines, done.stderr
-    committed = next(line for line in lines if line["msg"].startswith("committed"))
-    assert set(committed) >= {"ts", "logger", "level", "msg"}
-    assert committed["level"] == "info"
-    assert committed["logger"] == "reconciler"
+    summary = next(line for line in lines if "file(s) changed" in line["msg"])
+    assert set(summary) >= {"ts", "logger", "level", "msg"}
+    assert summary["level"] == "info"
+    assert summary["logger"] == "reconcile"
 
 
 def test_usage_errors_exit_2(tmp_path: Path) -> None:

@@ -65,13 +65,18 @@ def test_a_template_no_policy_selects_is_named_by_validate_and_render(tmp_path: 
         in validated.stderr
     )
     assert "valid: 3 template(s) (1 selected by no policy)" in validated.stdout
-    assert "1 warning(s)" in validated.stdout
+    # and the namespace its templates use, which no Namespace template creates
+    assert (
+        "apps/config.yaml[0] metadata.namespace: namespace 'shop' of ConfigMap/shop/settings"
+        in validated.stderr
+    )
+    assert "2 warning(s)" in validated.stdout
     rendered = repo.cli("render")
     row = next(line for line in rendered.stdout.splitlines() if "Deployment.apps/shop/api" in line)
     assert row.split()[-1] == "unmatched"
     assert "no propagation policy selects Deployment.apps/shop/api" in rendered.stderr
     strict = repo.cli("validate", "--strict", check=1)
-    assert "0 error(s) and 1 warning(s) (--strict) found" in strict.stderr
+    assert "0 error(s) and 2 warning(s) (--strict) found" in strict.stderr
 
 
 def test_cluster_names_missing_from_the_inventory_get_a_did_you_mean(tmp_path: Path) -> None:

@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from tests.fleet import FleetRepo
 
 
+SHOP_NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}
+
+
 def _broken(tmp_path: Path) -> FleetRepo:
     repo = shop(tmp_path)
     # a document starting at its `---` on line 2, without apiVersion
@@ -46,6 +49,7 @@ def test_warnings_are_warning_annotations_and_errors_under_strict(tmp_path: Path
     repo.write(
         "apps/typo.yaml", deployment("api", "shop", labels={"tier": "backend"})
     )  # selected by no policy
+    repo.write("namespaces/shop.yaml", SHOP_NAMESPACE)  # its namespace is created: that is not the warning
     repo.commit("a Deployment nobody selects")
     (warning,) = repo.cli("validate", "-o", "github").stdout.splitlines()
     assert warning.startswith("::warning file=apps/typo.yaml,line=1,title=gitops-karmada validate::")
@@ -60,6 +64,8 @@ def test_json_output_lists_every_finding_and_keeps_the_exit_code(tmp_path: Path)
     two = next(d for d in report["diagnostics"] if d["file"] == "apps/two.yaml")
     assert (two["severity"], two["document"], two["line"], two["field"]) == ("error", 0, 2, "apiVersion")
     clean = shop(tmp_path / "clean")
+    clean.write("namespaces/shop.yaml", SHOP_NAMESPACE)
+    clean.commit("the namespace its templates use")
     assert json.loads(clean.cli("validate", "-o", "json").stdout) == {
         "valid": True,
         "errors": 0,

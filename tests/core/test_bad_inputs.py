@@ -9,11 +9,11 @@ import pytest
 
 from gitops_karmada.core.detector import PolicyIndex
 from gitops_karmada.core.inputs.loading import load, load_config
-from gitops_karmada.core.layout import CONFIG_FILE
 from gitops_karmada.core.lint import cross_object_warnings
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.selectors import ImplicitPriority, resource_selector_priority
 from gitops_karmada.model.diagnostics import Severity, SourceRef
+from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import ReconcileRequest, RepoSnapshot, reconcile
 from tests.cli.test_reconcile import WEB_POLICY
 from tests.fleet import FleetRepo

@@ -10,7 +10,7 @@ import pytest
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.daemon.main import assemble, worker_settings
 from gitops_karmada.daemon.settings import DaemonSettings, SettingsError
-from gitops_karmada.model.errors import GitError, UsageError
+from gitops_karmada.model.errors import UsageError
 from gitops_karmada.usecases.collect import Member
 from tests.cli.test_lifecycle_fleet import shop_fleet
 from tests.gitrepos import git
@@ -44,7 +44,7 @@ def test_a_detached_head_a_missing_branch_and_a_foreign_upstream_are_refused(tmp
     with pytest.raises(SettingsError, match="HEAD is detached: name the branch with --branch") as raised:
         worker_settings(store, DaemonSettings(repo.path))
     assert isinstance(raised.value, UsageError)
-    with pytest.raises(GitError):
+    with pytest.raises(SettingsError, match=r"--branch nowhere: .* has no commit on it"):
         worker_settings(store, DaemonSettings(repo.path, branch="nowhere"))
     with pytest.raises(SettingsError, match="git branch --set-upstream-to=origin/main main"):
         worker_settings(store, DaemonSettings(repo.path, branch="main", remote="origin"))

@@ -15,7 +15,8 @@ from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, SOURCE_ANNOTATION
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.inputs.loading import input_path_filter, load_config
-from gitops_karmada.core.layout import CONFIG_FILE, RepoLayout
+from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, RepoSnapshot, reconcile
 from tests.fleet import plain_inputs
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.inputs.loading import input_path_filter, load, load_config
-from gitops_karmada.core.layout import CONFIG_FILE
 from gitops_karmada.model.guardrails import DELIBERATE, RemovalCause
+from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import RunMode, reconcile
 from tests.builders import cluster_doc, pp_doc
 from tests.inprocess import Tree, commit, request

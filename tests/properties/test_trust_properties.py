@@ -25,7 +25,7 @@ from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import DiffSide, compare
 from gitops_karmada.core.inputs.loading import input_path_filter, load_config
-from gitops_karmada.core.layout import CONFIG_FILE
+from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import Ports, ReconcileRequest, RenderResult, RepoSnapshot, blob_sha, reconcile
 from tests.fleet import plain_inputs
 

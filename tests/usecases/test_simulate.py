@@ -12,8 +12,9 @@ import pytest
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.core.failover.what_if import ScenarioError
+from gitops_karmada.model.errors import UsageError
 from gitops_karmada.usecases.reconcile import reconcile_ref
-from gitops_karmada.usecases.simulate import Scenario, UnrenderableCommitError, simulate
+from gitops_karmada.usecases.simulate import Scenario, UnknownTargetError, UnrenderableCommitError, simulate
 from tests.action.scenarios import REPO_LAYOUT
 from tests.cli.test_failover import T0
 from tests.cli.test_failover_walkthrough import flink_cluster
@@ -52,9 +53,10 @@ def test_a_cluster_down_is_evicted_from_once_its_toleration_ends_and_nothing_is_
     assert (tolerated.runs, tolerated.plan.has_changes) == (1, False), "the toleration has not run out yet"
 
 
-def test_a_scenario_naming_no_cluster_of_the_inventory_is_a_scenario_error(fleet: FleetRepo) -> None:
-    with pytest.raises(ScenarioError, match="no cluster 'nowhere' in the inventory"):
+def test_a_scenario_naming_no_cluster_of_the_inventory_is_a_usage_error(fleet: FleetRepo) -> None:
+    with pytest.raises(UnknownTargetError, match="--cluster-down: no cluster 'nowhere' in the inventory"):
         simulate(GitStore.open(fleet.path), "HEAD", Scenario(down=("nowhere",)))
+    assert issubclass(UnknownTargetError, UsageError)
     with pytest.raises(ScenarioError):
         simulate(GitStore.open(fleet.path), "HEAD", Scenario(after="soon"))
 

@@ -49,7 +49,9 @@ def test_a_valid_input_is_summarised_and_fails_only_strictly_on_warnings(tmp_pat
     repo.write("apps/api.yaml", deployment("api", "shop", labels={"tier": "backend"}))  # no policy selects it
     repo.commit("a Deployment nobody selects")
     validation = validate_source(repo.path, "HEAD", False)
-    assert (validation.errors, validation.warnings) == (0, 1)
+    # the template no policy selects, and the namespace no Namespace template creates
+    assert (validation.errors, validation.warnings) == (0, 2)
+    assert sorted(d.field for d in validation.diagnostics) == ["", "metadata.namespace"]
     assert not validation.failed(strict=False) and validation.failed(strict=True)
     assert validation.summary == ValidSummary(
         templates=3, unmatched=1, propagation_policies=2, override_policies=1, clusters=3

@@ -7,6 +7,7 @@ to write anything while any error remains, so a bad policy can never move worklo
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import functools
 import re
@@ -22,7 +23,7 @@ from gitops_karmada.core.defaults import default_policy
 from gitops_karmada.core.inputs.external_sources import CHART_FILE, GeneratedSource, source_plan
 from gitops_karmada.core.inputs.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.inputs.scope import ScopeIndex, crd_scopes
-from gitops_karmada.core.layout import CONFIG_FILE, RepoLayout, config_path, name_problem, namespace_problem
+from gitops_karmada.core.layout import RepoLayout, config_path, name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.model import wellknown
@@ -42,6 +43,7 @@ from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationPolicy
 from gitops_karmada.model.quotas import FederatedResourceQuota
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
+from gitops_karmada.model.wellknown import CONFIG_FILE
 
 DEFAULT_NAMESPACE = "default"
 
@@ -392,7 +394,7 @@ def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector
             collector.diagnostics.append(
                 warning(
                     f"{api_version} {kind} is not supported by gitops-karmada; ignored"
-                    + _UNSUPPORTED_KIND_HINTS.get(kind, ""),
+                    + (_UNSUPPORTED_KIND_HINTS.get(kind) or _close_kind(kind, api_version)),
                     source,
                     prefix.rstrip("."),
                 )
@@ -400,7 +402,11 @@ def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector
     elif group == "karmada.io" or group.endswith(".karmada.io"):
         # a Karmada kind under a group Karmada does not have is a typo, never a resource template
         known_kinds = {k for (_, k) in _KARMADA_KINDS}
-        hint = f" (did you mean apiVersion {_expected_version(kind)}?)" if kind in known_kinds else ""
+        hint = (
+            f" (did you mean apiVersion {_expected_version(kind)}?)"
+            if kind in known_kinds
+            else _close_kind(kind, api_version)
+        )
         collector.diagnostics.append(
             warning(
                 f"{api_version} {kind} is not a Karmada API that gitops-karmada knows; ignored{hint}",
@@ -422,6 +428,19 @@ def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector
 
 def _expected_version(kind: str) -> str:
     return next(version for (version, k) in _KARMADA_KINDS if k == kind)
+
+
+def _close_kind(kind: str, api_version: str) -> str:
+    """`` (did you mean PropagationPolicy?)`` when one Karmada kind the tool knows is close to ``kind``
+    (a plural, another case, a letter off), with its apiVersion when that is not ``api_version``; else
+    ``""``."""
+    known = {k.lower(): k for (_, k) in _KARMADA_KINDS}
+    close = difflib.get_close_matches(kind.lower(), list(known), n=1, cutoff=0.75)
+    if not close:
+        return ""
+    meant = known[close[0]]
+    version = _expected_version(meant)
+    return f" (did you mean {meant}{'' if version == api_version else f', apiVersion {version}'}?)"
 
 
 def _parse_karmada(
