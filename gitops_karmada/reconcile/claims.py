@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.binding import applied_clusters
+from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, applied_clusters
 from gitops_karmada.core.detector import ClaimState, PolicyMatch
 from gitops_karmada.core.interpreter import Operation
 from gitops_karmada.core.interpreter.errors import interpret_problem
@@ -63,10 +63,18 @@ class Claim:
     match: PolicyMatch
     previous: ResourceBinding | None
     required: tuple[Requirement, ...] = ()
+    fingerprint: str = ""
+    """The inputs' fingerprint of this run (equal to the previous record's: nothing it reads changed)."""
 
     @property
     def attached(self) -> bool:
         return self.match.state is ClaimState.ATTACHED
+
+    @property
+    def inputs_changed(self) -> bool:
+        """Whether something the binding reads changed since its record was made (what enqueues it)."""
+        recorded = self.previous.metadata.annotations.get(FINGERPRINT_ANNOTATION) if self.previous else None
+        return not self.fingerprint or recorded != self.fingerprint
 
 
 def claim(
@@ -75,6 +83,7 @@ def claim(
     match: PolicyMatch,
     previous: ResourceBinding | None,
     required: tuple[Requirement, ...] = (),
+    fingerprint: str = "",
 ) -> Claim | TemplateOutcome:
     """The claim to place, or the final outcome of a template that is not placed this run."""
     was_attached = (
@@ -89,11 +98,13 @@ def claim(
         )
     if attached:
         reason = "required by " + ", ".join(f"{r.snapshot.namespace}/{r.snapshot.name}" for r in required)
-        return Claim(template, PolicyMatch(ClaimState.ATTACHED, reason=reason), previous, required)
+        return Claim(
+            template, PolicyMatch(ClaimState.ATTACHED, reason=reason), previous, required, fingerprint
+        )
     if match.state in (ClaimState.UNMATCHED, ClaimState.IGNORED, ClaimState.WAITING):
         waiting = (warning(match.reason, template.source),) if match.state is ClaimState.WAITING else ()
         return keep_previous(ctx, template, match, previous, waiting)
-    return Claim(template, match, previous, required)
+    return Claim(template, match, previous, required, fingerprint)
 
 
 def keep_previous(

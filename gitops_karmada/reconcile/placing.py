@@ -120,7 +120,13 @@ def _by_policy(ctx: RunContext, base: Placed) -> Placed:
     placement = match.policy.spec.placement
     rescheduling = key.identity in ctx.reschedule
     reason = scheduling_reason(
-        prev, placement, replicas, components, ctx.clusters.keys(), reschedule=rescheduling
+        prev,
+        placement,
+        replicas,
+        components,
+        ctx.clusters.keys(),
+        reschedule=rescheduling,
+        enqueued=claim.inputs_changed,
     )
     if reason is None:
         assert prev is not None

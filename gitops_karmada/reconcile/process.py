@@ -43,7 +43,7 @@ def process(
     fingerprint: str,
 ) -> tuple[QuotaLedger, TemplateOutcome]:
     """claim → place → admit → render targets → record, for one template."""
-    claimed = claim(ctx, template, match, previous, required)
+    claimed = claim(ctx, template, match, previous, required, fingerprint)
     if isinstance(claimed, TemplateOutcome):
         return ledger, replace(claimed, fingerprint=fingerprint)
     placed = place(ctx, claimed)

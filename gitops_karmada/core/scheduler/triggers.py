@@ -1,7 +1,12 @@
 """When a binding is scheduled again, following ``doScheduleBinding`` (``pkg/scheduler/scheduler.go``).
 
 Karmada schedules a binding when its placement changed, its replicas changed, a reschedule was
-requested, or it is Duplicated / has no replicas (always re-evaluated). A Divided workload whose
+requested, or it is Duplicated / has no replicas (re-evaluated whenever it is enqueued). A binding is
+enqueued when something it reads changed: here, when its inputs' fingerprint differs from the one its
+record was made from. So a Duplicated binding whose inputs did not change keeps its result, as in Karmada,
+and a run is idempotent on its own output (a result that depended on the previous clusters, such as a
+NoSchedule taint tolerated on a cluster the binding was already on, is not re-judged without its old
+clusters). A Divided workload whose
 placement and replicas are unchanged keeps its division even when clusters change (Karmada's own
 "TODO: reschedule bindings on cluster change"). Two additions, both what a user expects of a
 reconciler that runs per commit: a binding whose last scheduling failed is retried (Karmada's queue
@@ -29,8 +34,12 @@ def scheduling_reason(
     cluster_names: Set[str],
     *,
     reschedule: bool,
+    enqueued: bool = True,
 ) -> str | None:
-    """Why the binding must be scheduled now, or None to keep the previous result."""
+    """Why the binding must be scheduled now, or None to keep the previous result.
+
+    ``enqueued``: something the binding reads changed since its record was made (False: no event would
+    enqueue it, so a Duplicated or non-workload binding is not re-evaluated)."""
     if previous is None:
         return "first schedule"
     if reschedule:
@@ -43,7 +52,7 @@ def scheduling_reason(
     strategy = placement.replica_scheduling
     duplicated = strategy is None or strategy.replica_scheduling_type is ReplicaSchedulingType.DUPLICATED
     if replicas == 0 or duplicated:
-        return "duplicated and non-workload bindings are always re-evaluated"
+        return "duplicated and non-workload bindings are re-evaluated when enqueued" if enqueued else None
     if previous.spec.components != components:
         return "components changed"
     if (
