@@ -6,8 +6,9 @@ An in-process call behaves like the subprocess for a test's purpose: the same ex
 ``subprocess.run(text=True)`` reads a pipe: UTF-8, universal newlines), the working directory and the
 environment variables given for the call, an empty stdin that is not a terminal (nor is either output).
 Whatever the CLI sets for itself in the process is undone after the call: the working directory, the
-environment, ``sys.argv`` and the standard streams, the garbage collector's thresholds and frozen objects
-(``adapters.gc_tuning``), and loguru's sinks, which ``configure_logging`` points at the captured stderr.
+environment, ``sys.argv`` and the standard streams, the signal handlers, the garbage collector's thresholds
+and frozen objects (``adapters.gc_tuning``), and loguru's sinks, which ``configure_logging`` points at the
+captured stderr.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import gc
 import io
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     from loguru import Record
 
 COMMAND = (sys.executable, "-m", "gitops_karmada")
+SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""The signals whose handlers ``watch`` sets."""
 
 
 def cli_process(
@@ -110,6 +114,7 @@ def _process_state(cwd: Path, env: Mapping[str, str]) -> Iterator[None]:
     frozen = gc.get_freeze_count()
     log_format = logging_format()
     threads = set(threading.enumerate())
+    handlers = {number: signal.getsignal(number) for number in SIGNALS}
     try:
         os.environ.update(env)
         os.chdir(cwd)
@@ -117,6 +122,8 @@ def _process_state(cwd: Path, env: Mapping[str, str]) -> Iterator[None]:
     finally:
         sys.stdin, sys.stdout, sys.stderr = streams
         sys.argv = argv
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
         os.chdir(directory)
         for name in os.environ.keys() - environ.keys():
             del os.environ[name]

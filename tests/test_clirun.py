@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 from loguru import logger
 
 from gitops_karmada.cli.logs import logging_format
-from tests.clirun import cli_in_process
+from tests.clirun import SIGNALS, cli_in_process
 from tests.fleet import FleetRepo
 
 ROOT = Path(__file__).parents[1]
@@ -28,6 +29,7 @@ def test_an_in_process_call_leaves_the_process_as_it_was(tmp_path: Path) -> None
         gc.get_freeze_count(),
         logging_format(),
         threading.active_count(),
+        [signal.getsignal(number) for number in SIGNALS],
     )
     repo = FleetRepo.create(tmp_path / "fleet", clusters=1)
     done = cli_in_process(
@@ -44,6 +46,7 @@ def test_an_in_process_call_leaves_the_process_as_it_was(tmp_path: Path) -> None
         gc.get_freeze_count(),
         logging_format(),
         threading.active_count(),
+        [signal.getsignal(number) for number in SIGNALS],
     )
     assert after == before
     lines: list[str] = []
