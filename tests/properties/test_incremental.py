@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -521,7 +522,7 @@ def _now(step: int) -> str:
     return f"2026-01-01T{step // 60:02d}:{step % 60:02d}:00Z"
 
 
-TestIncrementalEqualsFull = IncrementalEqualsFull.TestCase
+TestIncrementalEqualsFull = pytest.mark.long(IncrementalEqualsFull.TestCase)
 TestIncrementalEqualsFull.settings = settings(
     max_examples=150, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -631,7 +632,7 @@ class FailoverIncrementalEqualsFull(IncrementalEqualsFull):
         self.files["apps/web/b.yaml"] = _doc(_deployment("b", "web", 3, "nginx:1", "front"))
 
 
-TestFailoverIncrementalEqualsFull = FailoverIncrementalEqualsFull.TestCase
+TestFailoverIncrementalEqualsFull = pytest.mark.long(FailoverIncrementalEqualsFull.TestCase)
 TestFailoverIncrementalEqualsFull.settings = settings(
     max_examples=100, stateful_step_count=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
