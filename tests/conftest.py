@@ -1,4 +1,9 @@
-"""Test-wide fixtures: every test runs with a clean Git identity and no user/global Git config."""
+"""Test-wide fixtures: every test runs with a clean Git identity and no user/global Git config.
+
+Tests marked ``long`` (tens of seconds each: the incremental state machines, the kill -9 daemon trials) are
+collected first. Under pytest-xdist a worker then starts them at once while the others work through the
+rest of the suite, instead of one of them starting last and running alone at the end.
+"""
 
 from __future__ import annotations
 
@@ -26,6 +31,16 @@ def _isolated_git(
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.test")
     yield
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "long: runs for several seconds or more; collected first (see conftest)"
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)  # stable: the order otherwise kept
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,11 +1,11 @@
-"""A fleet repository for end-to-end tests: real files, real commits, the real CLI in a subprocess."""
+"""A fleet repository for end-to-end tests: real files, real commits, the real CLI (in this process by
+default, in a subprocess when asked: ``tests.clirun``)."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ from gitops_karmada.adapters.external_sources import render_sources
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.inputs.external_sources import source_plan
 from tests.builders import cluster_doc
+from tests.clirun import cli_in_process, cli_process
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
@@ -92,30 +93,33 @@ class FleetRepo:
         return listing.splitlines() if listing else []
 
     def cli(
-        self, *args: str, check: int | None = 0, env: Mapping[str, str] | None = None
+        self,
+        *args: str,
+        check: int | None = 0,
+        env: Mapping[str, str] | None = None,
+        process: bool = False,
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``gitops-karmada`` in this repository; assert the exit code unless ``check`` is None. ``env``:
-        variables set for this run."""
+        """Run ``gitops-karmada`` in this repository (in this process; ``process``: in a subprocess, for what
+        only a process shows); assert the exit code unless ``check`` is None. Commits it makes carry the
+        pinned date; ``env``: more variables set for this run."""
         variables = {
-            **os.environ,
             "GIT_AUTHOR_DATE": FIXED_DATE,
             "GIT_COMMITTER_DATE": FIXED_DATE,
             "COLUMNS": "200",
             **(env or {}),
         }
-        done = subprocess.run(
-            [sys.executable, "-m", "gitops_karmada", *args],
-            cwd=self.path,
-            env=variables,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        done = (cli_process if process else cli_in_process)(self.path, args, variables)
         if check is not None:
             assert done.returncode == check, (
                 f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
             )
         return done
+
+    def cli_process(
+        self, *args: str, check: int | None = 0, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """``cli`` in a subprocess."""
+        return self.cli(*args, check=check, env=env, process=True)
 
     def render_json(self, *args: str) -> dict[str, Any]:
         result: dict[str, Any] = json.loads(self.cli("render", "-o", "json", *args).stdout)

@@ -17,7 +17,7 @@ BIN = Path(sys.executable).parent
     [
         ["ruff", "check", "."],
         ["ruff", "format", "--check", "."],
-        ["mypy"],
+        pytest.param(["mypy"], marks=pytest.mark.long),
         ["lint-imports"],
     ],
     ids=["ruff-check", "ruff-format", "mypy-strict", "import-contracts"],

@@ -1,4 +1,6 @@
-"""One CLI contract: every entry point answers ``--help`` (exit 0, a usage line), benchmarks included."""
+"""One CLI contract: every entry point answers ``--help`` (exit 0, a usage line), benchmarks included.
+
+The verbs answer in process here; tests/cli/test_contract.py runs each verb once as a process of its own."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitops_karmada.cli import VERBS, cli
+from tests.clirun import cli_in_process
 
 ROOT = Path(__file__).parents[1]
 BENCHMARKS = sorted(p.stem for p in (ROOT / "benchmarks").glob("*.py") if p.stem not in ("__init__", "fleet"))
@@ -26,7 +29,7 @@ def _help(*module_and_args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("verb", sorted(VERBS))
 def test_every_verb_has_help(verb: str) -> None:
-    done = _help("gitops_karmada", verb)
+    done = cli_in_process(ROOT, [verb, "--help"])
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"Usage: gitops-karmada {verb} ")
 

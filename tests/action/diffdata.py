@@ -6,14 +6,11 @@ from typing import Any
 
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.diff import DiffSide
-from gitops_karmada.core.inputs.loading import input_path_filter
 from gitops_karmada.model.bindings import ResourceBinding
 from gitops_karmada.model.config import ToolConfig
-from gitops_karmada.reconcile import ReconcileRequest, RepoSnapshot, blob_sha, reconcile
+from tests.inprocess import commit, run
 
 NOW = "2026-01-02T03:04:05Z"
-STATE_PREFIX = "karmada-state/"
-CLUSTERS_PREFIX = "clusters/"
 
 
 def render_side(
@@ -24,33 +21,16 @@ def render_side(
     ``previous`` plays the committed state of the branch point: its binding records make scheduling
     sticky exactly as in a repository.
     """
-    config = config or ToolConfig()
     encoded = {
         path: (content if isinstance(content, bytes) else dump_yaml_documents(_as_list(content)).encode())
         for path, content in files.items()
     }
-    is_input = input_path_filter(config)
     tree = dict(previous.tree) if previous is not None else {}
-    request = ReconcileRequest(
-        snapshot=RepoSnapshot(
-            input_files={p: c for p, c in encoded.items() if is_input(p)},
-            config=config,
-            state_files={p: c for p, c in tree.items() if p.startswith(STATE_PREFIX)},
-            output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith(CLUSTERS_PREFIX)},
-            now=NOW,
-        )
-    )
-    result = reconcile(request)
-    # the committed tree with the run's changes: reused templates keep their files as they are
-    rendered = dict(tree)
-    for path, content in result.changes({p: blob_sha(c) for p, c in tree.items()}).items():
-        if content is None:
-            rendered.pop(path, None)
-        else:
-            rendered[path] = content
+    result = run(encoded | tree, NOW, config=config or ToolConfig())
     return DiffSide(
         revision=revision,
-        tree=rendered,
+        # the committed tree with the run's changes: reused templates keep their files as they are
+        tree=commit(tree, result),
         bindings=result.bindings,
         inputs=result.inputs,
         diagnostics=result.diagnostics,

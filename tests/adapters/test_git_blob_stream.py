@@ -166,7 +166,7 @@ def test_a_first_reconcile_over_two_processes_streams_its_files_and_reads_back(t
     repo = FleetRepo.create(root)
     twin = tmp_path / "twin"
     git(tmp_path, "clone", "-q", str(root), str(twin))
-    done = repo.cli(
+    done = repo.cli_process(  # forks: a process of its own (the test process runs threads)
         "--log-level", "debug", "--logging-format", "json", "reconcile", env={"GITOPS_KARMADA_WORKERS": "2"}
     )
     lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]

@@ -2,7 +2,7 @@
 ``templateStatus`` (Karmada's AggregateStatus) and shown by ``get -o wide``, ``describe`` and the index the
 status page reads; ``render -o json`` carries the eviction queue's metrics of its run.
 
-Real repositories and the CLI in a subprocess; snapshots are recorded with ``collect --snapshot``.
+Real repositories and the real CLI (in process); snapshots are recorded with ``collect --snapshot``.
 """
 
 from __future__ import annotations

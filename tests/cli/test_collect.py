@@ -1,5 +1,5 @@
-"""``collect`` end to end: the real kubectl against a loopback API server, real repositories, the CLI in a
-subprocess. The snapshot lands on the status branch; the fleet branch never changes."""
+"""``collect`` end to end: the real kubectl against a loopback API server, real repositories, the real CLI
+(in process). The snapshot lands on the status branch; the fleet branch never changes."""
 
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from gitops_karmada.core.views.listing import KIND_ALIASES
 from tests.action.scenarios import REPO_LAYOUT
 from tests.builders import deployment
 from tests.cli.test_reconcile import shop
+from tests.clirun import cli_in_process
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
@@ -30,31 +31,19 @@ if TYPE_CHECKING:
 def _complete(cwd: Path, words: str) -> list[str]:
     """What bash completion offers for the last word of ``words`` (click's bash_complete protocol)."""
     env = {
-        **os.environ,
         "_GITOPS_KARMADA_COMPLETE": "bash_complete",
         "COMP_WORDS": words,
         "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1)),
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "gitops_karmada"],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = cli_in_process(cwd, [], env)
     assert done.returncode == 0, done.stderr
     return [line.split(",", 1)[1] for line in done.stdout.splitlines() if line]  # "type,value" lines
 
 
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_the_completion_script_for_each_shell(tmp_path: Path, shell: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "gitops_karmada", "completion", shell],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    done = cli_in_process(tmp_path, ["completion", shell])
+    assert done.returncode == 0, done.stderr
     assert "_GITOPS_KARMADA_COMPLETE" in done.stdout
 
 

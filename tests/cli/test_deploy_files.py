@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
+
+from tests.clirun import cli_in_process
 
 DEPLOY = Path(__file__).parents[2] / "deploy"
 
 
 def _watch_options() -> set[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "gitops_karmada", "watch", "--help"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    done = cli_in_process(DEPLOY, ["watch", "--help"])
+    assert done.returncode == 0, done.stderr
     return set(re.findall(r"(--[a-z-]+)", done.stdout))
 
 

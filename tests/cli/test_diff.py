@@ -1,4 +1,4 @@
-"""``gitops-karmada diff`` end to end: the real CLI in a subprocess on real repositories."""
+"""``gitops-karmada diff`` end to end: the real CLI (in process) on real repositories."""
 
 from __future__ import annotations
 

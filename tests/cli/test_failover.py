@@ -1,6 +1,6 @@
 """Failover end to end: status snapshots on the status branch drive taints, evictions and purge modes.
 
-Real repositories and the CLI in a subprocess. Time moves only through commit times: each snapshot is
+Real repositories and the real CLI (in process). Time moves only through commit times: each snapshot is
 recorded by ``collect --snapshot`` with a chosen committer date, and a reconcile's clock is the later of
 its source commit and the status commit it reads, so nothing here sleeps.
 """
@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +20,7 @@ from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
+    import subprocess
     from pathlib import Path
 
 T0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -55,17 +53,7 @@ def _iso(moment: datetime) -> str:
 def run_at(repo: FleetRepo, when: datetime, *args: str, check: int = 0) -> subprocess.CompletedProcess[str]:
     """The CLI with the clock of the commits it makes set to ``when``."""
     stamp = f"{int(when.timestamp())} +0000"
-    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "COLUMNS": "200"}
-    done = subprocess.run(
-        [sys.executable, "-m", "gitops_karmada", *args],
-        cwd=repo.path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == check, f"exit {done.returncode}\nstdout:\n{done.stdout}\nstderr:\n{done.stderr}"
-    return done
+    return repo.cli(*args, check=check, env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
 
 
 def snapshot(

@@ -11,16 +11,20 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
+from gitops_karmada.adapters import git_work_tree
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.git_work_tree import JOURNAL_NAME
 from tests.adapters.test_git_store_crash import assert_converged, kill_after_ref_update
 from tests.builders import configmap, cpp_doc, deployment
 from tests.cli.test_reconcile import shop
+from tests.clirun import cli_in_process
 from tests.fleet import FleetRepo
 from tests.gitrepos import git, make_repo, status
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
 ROOT_DIR_FILES = {
     "clusters/member1/old.yaml": "stale\n",
@@ -30,14 +34,7 @@ ROOT_DIR_FILES = {
 
 
 def cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gitops_karmada", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+    return cli_in_process(repo, args, {"COLUMNS": "200"})
 
 
 # -- item 1: a rerun always finishes an interrupted work-tree update ------------------------------------------
@@ -99,7 +96,11 @@ def test_a_stale_index_lock_is_named_with_the_command_that_removes_it(tmp_path: 
     assert status(repo.path) == []
 
 
-def test_a_held_index_lock_says_to_wait_not_to_remove_it(tmp_path: Path) -> None:
+def test_a_held_index_lock_says_to_wait_not_to_remove_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the run waits out a held lock before it gives up: a shorter wait than a real run's ten seconds
+    monkeypatch.setattr(git_work_tree, "LOCK_WAIT_SECONDS", 0.5)
     repo = _pending_change(tmp_path)
     lock = repo.path / ".git" / "index.lock"
     with lock.open("w"):

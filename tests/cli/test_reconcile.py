@@ -1,4 +1,4 @@
-"""``reconcile`` end to end: real repositories, real commits, the CLI in a subprocess."""
+"""``reconcile`` end to end: real repositories, real commits, the real CLI (in process)."""
 
 from __future__ import annotations
 

@@ -4,12 +4,9 @@ wiring checked against those engines' field rules and against what the reconcile
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 import shlex
 import shutil
-import subprocess
-import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -17,10 +14,12 @@ from ruamel.yaml import YAML
 
 from tests.action.scenarios import REPO_LAYOUT
 from tests.builders import deployment
+from tests.clirun import cli_in_process
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
+    import subprocess
     from pathlib import Path
 
 WORKFLOWS = REPO_LAYOUT / ".github" / "workflows"
@@ -67,14 +66,7 @@ def _commands(workflow: str) -> list[tuple[list[str], dict[str, str]]]:
 
 
 def _run(repo: Path, argv: list[str], env: dict[str, str], ok: int = 0) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [sys.executable, "-m", "gitops_karmada", *argv[1:]],
-        cwd=repo,
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = cli_in_process(repo, argv[1:], env)
     assert done.returncode == ok, f"{' '.join(argv)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     return done
 

@@ -391,7 +391,9 @@ def test_json_logging_covers_every_line_of_every_command(tmp_path: Path) -> None
     repo.write("apps/typo.yaml", deployment("api", "shop", labels={"tier": "backend"}))
     repo.commit("a Deployment nobody selects")
     json_cli = ("--logging-format", "json")
-    reconciled = _json_lines(repo.cli(*json_cli, "reconcile").stderr)
+    # in subprocesses: every line a process writes on stderr, not only what this process captured
+    cli = repo.cli_process
+    reconciled = _json_lines(cli(*json_cli, "reconcile").stderr)
     levels = {(e["logger"], e["level"]) for e in reconciled}
     assert ("diagnostics", "warning") in levels, "the unmatched template's warning"
     assert ("reconcile", "info") in levels, "the summary line"
@@ -400,12 +402,12 @@ def test_json_logging_covers_every_line_of_every_command(tmp_path: Path) -> None
 
     repo.write("apps/web.yaml", repo.read("apps/web.yaml").replace("replicas: 4", "replicas: many"))
     repo.commit("bad replicas")
-    invalid = repo.cli(*json_cli, "validate", check=1)
+    invalid = cli(*json_cli, "validate", check=1)
     errors = [e for e in _json_lines(invalid.stderr) if e["level"] == "error"]
     assert [e["msg"] for e in errors][-1] == "1 error(s) found"
     assert errors[0]["file"] == "apps/web.yaml"
     repo.write("apps/broken.yaml", "kind: [\n")
-    broken = _json_lines(repo.cli(*json_cli, "diff", "--base", "HEAD", "--head-path", ".", check=2).stderr)
+    broken = _json_lines(cli(*json_cli, "diff", "--base", "HEAD", "--head-path", ".", check=2).stderr)
     assert broken[-1]["msg"] == "the head revision does not render: 1 input error(s)"
     repo.delete("apps/broken.yaml")
 
@@ -413,11 +415,11 @@ def test_json_logging_covers_every_line_of_every_command(tmp_path: Path) -> None
     repo.commit("fixed")
     repo.delete("apps/web.yaml")
     repo.commit("retire web")
-    refused = _json_lines(repo.cli(*json_cli, "reconcile", check=3).stderr)
+    refused = _json_lines(cli(*json_cli, "reconcile", check=3).stderr)
     assert any(e.get("guardrail") == "workload-removed" for e in refused)
-    usage = _json_lines(repo.cli(*json_cli, "reconcile", "--no-such-flag", check=2).stderr)
+    usage = _json_lines(cli(*json_cli, "reconcile", "--no-such-flag", check=2).stderr)
     assert "--no-such-flag" in str(usage[-1]["msg"]) and usage[-1]["exitCode"] == 2
-    missing = _json_lines(repo.cli(*json_cli, "trace", "clusters/member9/x.yaml", check=1).stderr)
+    missing = _json_lines(cli(*json_cli, "trace", "clusters/member9/x.yaml", check=1).stderr)
     assert missing[-1]["level"] == "error"
 
 

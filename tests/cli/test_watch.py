@@ -10,6 +10,8 @@ import signal
 import time
 from typing import TYPE_CHECKING
 
+import pytest
+
 from tests.cli.watch_harness import Daemon, Remote, clone, wait_for
 from tests.gitrepos import git
 
@@ -153,6 +155,7 @@ def test_a_lost_remote_backs_off_turns_not_ready_and_recovers(tmp_path: Path) ->
 # -- several replicas, crashes, signals ---------------------------------------------------------------------------
 
 
+@pytest.mark.long
 def test_three_daemons_on_one_remote_lose_nothing_and_never_reconcile_twice(tmp_path: Path) -> None:
     remote = Remote.create(tmp_path)
     daemons = [_remote_daemon(remote, tmp_path, f"daemon{i}") for i in range(3)]
@@ -182,6 +185,7 @@ def test_three_daemons_on_one_remote_lose_nothing_and_never_reconcile_twice(tmp_
             daemon.__exit__()
 
 
+@pytest.mark.long
 def test_kill_9_at_random_points_leaves_the_remote_whole_and_a_restart_converges(tmp_path: Path) -> None:
     remote = Remote.create(tmp_path)
     rng = random.Random(1234)

@@ -26,7 +26,8 @@ def test_two_processes_commit_the_tree_one_process_commits(tmp_path: Path) -> No
     trees = {}
     for workers in ("1", "2"):
         repo = _fleet(tmp_path / f"workers-{workers}")
-        done = repo.cli("--log-level", "debug", "reconcile", env={"GITOPS_KARMADA_WORKERS": workers})
+        # forks: a process of its own (the test process runs threads, and must not be forked)
+        done = repo.cli_process("--log-level", "debug", "reconcile", env={"GITOPS_KARMADA_WORKERS": workers})
         assert (SPREAD_LOG in done.stderr) is (workers == "2"), done.stderr
         trees[workers] = git(repo.path, "rev-parse", "HEAD^{tree}")
 

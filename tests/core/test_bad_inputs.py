@@ -14,7 +14,8 @@ from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.selectors import ImplicitPriority, resource_selector_priority
 from gitops_karmada.model.diagnostics import Severity, SourceRef
 from gitops_karmada.model.wellknown import CONFIG_FILE
-from gitops_karmada.reconcile import ReconcileRequest, RepoSnapshot, reconcile
+from gitops_karmada.reconcile import reconcile
+from tests import inprocess
 from tests.cli.test_reconcile import WEB_POLICY
 from tests.fleet import FleetRepo
 
@@ -315,15 +316,12 @@ def test_an_invalid_label_selector_is_admitted_selects_nothing_and_is_warned_abo
 def test_a_run_without_the_lint_has_everything_but_its_warnings() -> None:
     """``ReconcileRequest.lint=False`` (diff, which reports errors only) skips the cross-object warnings and
     nothing else."""
-    config, _ = load_config(None)
     text = (
         PP_HEAD + "spec:\n  resourceSelectors:\n  - apiVersion: apps/v1\n    kind: Deployment\n"
         "    labelSelector:\n      matchExpressions:\n      - {key: app, operator: In}\n"
         "---\n" + DEPLOY + "  name: web\n  namespace: shop\n  labels: {app: web}\n"
     )
-    request = ReconcileRequest(
-        snapshot=RepoSnapshot(input_files={"bad.yaml": text.encode()}, config=config, now=NOW)
-    )
+    request = inprocess.request({"bad.yaml": text.encode()}, NOW)
     linted, unlinted = reconcile(request), reconcile(request.with_mode(lint=False))
     assert linted.inputs is not None
     index = PolicyIndex.build(linted.inputs.propagation_policies, linted.inputs.cluster_propagation_policies)

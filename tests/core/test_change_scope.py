@@ -14,8 +14,9 @@ from gitops_karmada.core.incremental.change_scope import ChangedInputs, touched_
 from gitops_karmada.core.incremental.state_index import StateIndex
 from gitops_karmada.core.inputs.external_sources import GeneratedSource, source_plan
 from gitops_karmada.core.inputs.loading import load, load_config
-from gitops_karmada.reconcile import ReconcileRequest, RepoSnapshot, RunMode, blob_sha, reconcile
+from gitops_karmada.reconcile import RunMode, blob_sha
 from tests.builders import cluster_doc, configmap, cpp_doc, deployment, pp_doc, service
+from tests.inprocess import commit, run
 
 Files = dict[str, bytes]
 
@@ -24,6 +25,7 @@ def _yaml(*bodies: dict[str, Any]) -> bytes:
     return dump_yaml_documents(list(bodies)).encode()
 
 
+FIRST, LATER = "2026-01-01T00:00:00Z", "2026-01-01T00:01:00Z"
 DEPLOYMENTS = [{"apiVersion": "apps/v1", "kind": "Deployment"}]
 FLEET: Files = {
     "inventory/member1.yaml": _yaml(cluster_doc("member1")),
@@ -37,14 +39,7 @@ FLEET: Files = {
 
 
 def _index(files: Files) -> StateIndex:
-    config, _ = load_config(None)
-    result = reconcile(
-        ReconcileRequest(
-            snapshot=RepoSnapshot(
-                input_files=files, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
-            )
-        )
-    )
+    result = run(files, FIRST)
     assert result.index is not None
     return result.index
 
@@ -222,32 +217,14 @@ def test_a_run_told_of_an_inventory_change_judges_every_template(monkeypatch: py
 
     monkeypatch.setattr(FingerprintContext, "template", counted)
     config, _ = load_config(None)
-    first = reconcile(
-        ReconcileRequest(
-            snapshot=RepoSnapshot(
-                input_files=FLEET, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
-            )
-        )
-    )
-    state = {p: c for p, c in first.files.items() if p.startswith("karmada-state/")}
-    outputs = {p: blob_sha(c) for p, c in first.files.items() if p.startswith("clusters/")}
+    tree = commit(FLEET, run(FLEET, FIRST))
 
-    def run(changes: Files, *, partial: bool) -> set[str]:
+    def judged_by(changes: Files, *, partial: bool) -> set[str]:
         judged.clear()
         paths = frozenset(changes)
         before = load({p: FLEET[p] for p in paths}, config).inputs
-        result = reconcile(
-            ReconcileRequest(
-                snapshot=RepoSnapshot(
-                    input_files={**FLEET, **changes},
-                    config=config,
-                    state_files=state,
-                    output_blobs=outputs,
-                    now="2026-01-01T00:01:00Z",
-                    changed=ChangedInputs(paths, before),
-                ),
-                mode=RunMode(partial=partial),
-            )
+        result = run(
+            tree | changes, LATER, changed=ChangedInputs(paths, before), mode=RunMode(partial=partial)
         )
         assert result.scoped == partial
         assert len(result.outcomes) == (3 if partial else 5)
@@ -256,10 +233,10 @@ def test_a_run_told_of_an_inventory_change_judges_every_template(monkeypatch: py
     # the changed Deployment, and the ConfigMap and Service no policy selects (the index knows nothing of them)
     replicas = {"apps/shop/a.yaml": _yaml(deployment("a", "shop", replicas=2))}
     judged_once = {"Deployment.apps/shop/a", "ConfigMap/web/settings", "Service/shop/b"}
-    assert run(replicas, partial=True) == judged_once
-    assert run(replicas, partial=False) == judged_once
+    assert judged_by(replicas, partial=True) == judged_once
+    assert judged_by(replicas, partial=False) == judged_once
     labelled = {"inventory/member1.yaml": _yaml(cluster_doc("member1", labels={"env": "prod"}))}
-    assert len(run(labelled, partial=False)) == 5
+    assert len(judged_by(labelled, partial=False)) == 5
 
 
 def test_unsettled_and_unclaimed_entries_are_always_touched() -> None:
@@ -308,40 +285,23 @@ def test_a_dependency_claimed_by_its_own_policy_follows_the_workload_that_requir
         "policies/w.yaml": policy("w", DEPLOYMENTS[0], "member1", propagateDeps=True),
         "policies/settings.yaml": policy("settings", config_maps, "member2"),
     }
-    first = reconcile(
-        ReconcileRequest(
-            snapshot=RepoSnapshot(
-                input_files=files, config=config, state_files={}, output_blobs={}, now="2026-01-01T00:00:00Z"
-            )
-        )
-    )
+    first = run(files, FIRST)
     assert first.index is not None
     assert first.index.entries[("", "ConfigMap", "web", "settings")].required
-    tree = dict(first.files)
+    tree = commit({}, first)
     moved = (
         {"policies/w.yaml": policy("w", DEPLOYMENTS[0], "member3", propagateDeps=True)}
         if change == "policy-moved"
         else {"apps/web/w.yaml": _yaml(deployment("w", "web"))}
     )
 
-    def run(changed: ChangedInputs | None) -> dict[str, bytes | None]:
-        result = reconcile(
-            ReconcileRequest(
-                snapshot=RepoSnapshot(
-                    input_files={**files, **moved},
-                    config=config,
-                    state_files={p: c for p, c in tree.items() if p.startswith("karmada-state/")},
-                    output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith("clusters/")},
-                    now="2026-01-01T00:01:00Z",
-                    changed=changed,
-                )
-            )
-        )
+    def changes(changed: ChangedInputs | None) -> dict[str, bytes | None]:
+        result = run(files | moved | tree, LATER, changed=changed)
         return result.changes({p: blob_sha(c) for p, c in tree.items()})
 
     before = load({p: files[p] for p in moved}, config).inputs
-    told = run(ChangedInputs(frozenset(moved), before))
-    assert told == run(None)
+    told = changes(ChangedInputs(frozenset(moved), before))
+    assert told == changes(None)
     if change == "policy-moved":
         assert "clusters/member3/web/configmap/settings.yaml" in told
     else:

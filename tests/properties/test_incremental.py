@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
@@ -30,26 +30,21 @@ from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.model.status import ClusterStatusSnapshot
 from gitops_karmada.reconcile import (
-    Ports,
-    ReconcileRequest,
     RenderResult,
-    RepoSnapshot,
     RunMode,
-    WarmCaches,
     blob_sha,
     next_request,
     reconcile,
 )
 from gitops_karmada.usecases.explain import explanation
+from tests.inprocess import Tree, commit, explaining, request, run
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
-    from gitops_karmada.model.keys import ObjectKey
     from gitops_karmada.reconcile import Identity
     from gitops_karmada.reconcile.outcome import TemplateOutcome
 
-Tree = dict[str, bytes]
 CLUSTERS = ("member1", "member2", "member3")
 NAMESPACES = ("shop", "web")
 
@@ -377,20 +372,18 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         the next reconcile: the quota fold and the dependencies then really are computed."""
         observed = ObservedStatus(dict(self.status), "status") if self.status else None
         now = _now(self.step + 1)
-        everything = _run(
-            self.files, self.incremental, now, full=False, observed=observed, focus=lambda _key: True
+        everything = run(
+            self.files | self.incremental, now, observed=observed, mode=explaining(lambda _key: True)
         )
         if not everything.input_ok or not everything.outcomes:
             return
         target = data.draw(st.sampled_from(sorted(everything.outcomes, key=lambda o: o.key.identity)))
         wanted = target.key.identity
-        alone = _run(
-            self.files,
-            self.incremental,
+        alone = run(
+            self.files | self.incremental,
             now,
-            full=False,
             observed=observed,
-            focus=lambda key: key.identity == wanted,
+            mode=explaining(lambda key: key.identity == wanted),
         )
         assert alone.input_ok
         (outcome,) = (o for o in alone.outcomes if o.key.identity == wanted)
@@ -419,20 +412,18 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         # what the adapter tells a run of the input files changed since the last reconcile (none after a hand
         # edit of the outputs): the warm run is told, as the daemon's are
         changed = None if edited else self._changed_since_last_run()
-        incremental = _run(self.files, self.incremental, now, full=False, edits=edits, observed=observed)
-        warm = _run(
-            self.files,
-            self.incremental,
+        incremental = run(self.files | self.incremental, now, output_edits=edits, observed=observed)
+        warm = run(
+            self.files | self.incremental,
             now,
-            full=False,
-            edits=edits,
+            output_edits=edits,
             observed=observed,
             warm=self.warm,
             changed=changed,
         )
-        full = _run(self.files, self.full, now, full=True, observed=observed)
+        full = run(self.files | self.full, now, mode=FULL, observed=observed)
         assert list(map(str, warm.diagnostics)) == list(map(str, incremental.diagnostics))
-        assert _commit(self.incremental, warm) == _commit(self.incremental, incremental)
+        assert commit(self.incremental, warm) == commit(self.incremental, incremental)
         if (
             self.step > 1
             and incremental.input_ok
@@ -445,9 +436,9 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
             self._scoped_run_agrees(incremental, now, observed, changed)
         if incremental.input_ok:  # a run refused for its input commits nothing: the last reconcile stays
             self.last_run = (dict(self.files), dict(self.status), _unmatched(incremental))
-        self.incremental = _commit(self.incremental, incremental)
+        self.incremental = commit(self.incremental, incremental)
         self.last_written = dict(self.incremental)
-        self.full = _commit(self.full, full)
+        self.full = commit(self.full, full)
         assert self.incremental.keys() == self.full.keys()
         for path in self.full:
             assert self.incremental[path] == self.full[path], path
@@ -481,13 +472,11 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         that has a binding, writes the same files for them, and its index is the whole run's."""
         assert self.last_run is not None
         unmatched = self.last_run[2]
-        whole = _run(self.files, self.incremental, now, full=False, observed=observed, changed=changed)
-        assert _commit(self.incremental, whole) == _commit(self.incremental, incremental)
+        whole = run(self.files | self.incremental, now, observed=observed, changed=changed)
+        assert commit(self.incremental, whole) == commit(self.incremental, incremental)
         assert list(map(str, whole.diagnostics)) == list(map(str, incremental.diagnostics))
         assert whole.index == incremental.index
-        scoped = _run(
-            self.files, self.incremental, now, full=False, observed=observed, changed=changed, partial=True
-        )
+        scoped = run(self.files | self.incremental, now, observed=observed, changed=changed, mode=PARTIAL)
         if not scoped.scoped:
             return
         SCOPED_RUNS.append(len(changed.paths))
@@ -497,7 +486,7 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         def written(result: RenderResult) -> Tree:
             return {
                 p: c
-                for p, c in _commit(self.incremental, result).items()
+                for p, c in commit(self.incremental, result).items()
                 if p.startswith(("clusters/", "karmada-state/bindings/"))
             }
 
@@ -508,6 +497,8 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
 
 
 CONFIG = "gitops-karmada.yaml"
+FULL = RunMode(full=True)
+PARTIAL = RunMode(partial=True)
 SCOPED_RUNS: list[int] = []
 """How many changed files each scoped run was told of (the examples must exercise the scope)."""
 
@@ -531,69 +522,7 @@ def _now(step: int) -> str:
     return f"2026-01-01T{step // 60:02d}:{step % 60:02d}:00Z"
 
 
-def _run(
-    files: Tree,
-    tree: Tree,
-    now: str,
-    *,
-    full: bool,
-    edits: frozenset[str] | None = None,
-    observed: ObservedStatus | None = None,
-    warm: WarmState | None = None,
-    focus: Callable[[ObjectKey], bool] | None = None,
-    changed: ChangedInputs | None = None,
-    partial: bool = False,
-) -> RenderResult:
-    """One run; ``warm``: as a long-lived process makes it, with what earlier runs kept; ``focus``: as
-    ``explain`` makes it for the templates it names."""
-    config, config_diagnostics = load_config(files.get("gitops-karmada.yaml"))
-    inputs = {p: c for p, c in files.items() if p != "gitops-karmada.yaml"}
-    by_blob = {blob_sha(c): c for c in inputs.values()}
-    return reconcile(
-        ReconcileRequest(
-            snapshot=RepoSnapshot(
-                input_files=inputs,
-                decoded=decode_inputs(
-                    None,
-                    {p: blob_sha(c) for p, c in inputs.items()},
-                    lambda oids: {oid: by_blob[oid] for oid in oids},
-                    warm.decoded,
-                )
-                if warm is not None
-                else None,
-                config=config,
-                config_diagnostics=config_diagnostics,
-                state_files={p: c for p, c in tree.items() if p.startswith("karmada-state/")},
-                output_blobs={p: blob_sha(c) for p, c in tree.items() if p.startswith("clusters/")},
-                now=now,
-                output_edits=edits,
-                observed=observed,
-                changed=changed,
-            ),
-            mode=RunMode(
-                full=full, focus=focus, partial=partial, explain=focus is not None, materialize=focus is None
-            ),
-            ports=Ports(read_output=tree.get),
-            caches=WarmCaches(
-                index_lines=warm.index_lines if warm is not None else None,
-                classified=warm.classified if warm is not None else None,
-                memo=warm.memo if warm is not None else None,
-            ),
-        )
-    )
-
-
-def _commit(tree: Tree, result: RenderResult) -> Tree:
-    after = dict(tree)
-    for path, content in result.changes({p: blob_sha(c) for p, c in tree.items()}).items():
-        if content is None:
-            after.pop(path, None)
-        else:
-            after[path] = content
-    return after
-
-
-TestIncrementalEqualsFull = IncrementalEqualsFull.TestCase
+TestIncrementalEqualsFull = pytest.mark.long(IncrementalEqualsFull.TestCase)
 TestIncrementalEqualsFull.settings = settings(
     max_examples=150, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -611,7 +540,7 @@ def test_one_template_changed_redoes_that_template_only() -> None:
     }
     machine.put_template("shop", "c", 3, "nginx:2", "front")
     now = "2026-02-01T00:00:00Z"
-    result = _run(machine.files, machine.incremental, now, full=False)
+    result = run(machine.files | machine.incremental, now)
     assert result.incremental
     assert [str(o.key) for o in result.redone] == ["Deployment.apps/shop/c"]
     assert sum(o.reused for o in result.outcomes) == 4
@@ -639,11 +568,11 @@ def test_explain_admits_its_namespace_in_order_before_its_target() -> None:
     machine.put_template("shop", "a", 2, "nginx:2", "front")
     machine.put_template("shop", "b", 2, "nginx:2", "front")
     now = _now(machine.step + 1)
-    alone = _run(machine.files, machine.incremental, now, full=False, focus=lambda key: key.name == "b")
+    alone = run(machine.files | machine.incremental, now, mode=explaining(lambda key: key.name == "b"))
     assert sorted(o.key.name for o in alone.outcomes) == ["a", "b"]  # not web's c
     (outcome,) = (o for o in alone.outcomes if o.key.name == "b")
     assert explanation(outcome)["scheduling"]["condition"]["reason"] == "QuotaExceeded"
-    full = _run(machine.files, machine.incremental, now, full=True)
+    full = run(machine.files | machine.incremental, now, mode=FULL)
     (reconciled,) = (o for o in full.outcomes if o.key.name == "b")
     assert reconciled.binding is not None and outcome.binding is not None
     assert reconciled.binding.condition("Scheduled") == outcome.binding.condition("Scheduled")
@@ -660,9 +589,9 @@ def test_an_index_in_one_file_is_trusted_and_replaced_by_its_shards() -> None:
     assert index is not None
     legacy = {p: c for p, c in sharded.items() if not p.startswith("karmada-state/index/")}
     legacy["karmada-state/index.json"] = index.dump()
-    result = _run(machine.files, legacy, "2026-02-01T00:00:00Z", full=False)
+    result = run(machine.files | legacy, "2026-02-01T00:00:00Z")
     assert result.incremental and not result.redone
-    assert _commit(legacy, result) == sharded
+    assert commit(legacy, result) == sharded
 
 
 def test_a_fleet_emptied_and_filled_again_stays_incremental() -> None:
@@ -689,9 +618,9 @@ def test_a_shard_that_cannot_be_trusted_makes_a_full_run() -> None:
     assert parse_index_shards({"web": shards["shop"], "shop": shards["web"]}) is None
     assert parse_index_shards({**shards, "web": shards["web"].replace(b'"engine":"', b'"engine":"0')}) is None
     tree = {**machine.incremental, "karmada-state/index/web.json": shards["shop"]}
-    result = _run(machine.files, tree, "2026-02-01T00:00:00Z", full=False)
+    result = run(machine.files | tree, "2026-02-01T00:00:00Z")
     assert not result.incremental
-    assert _commit(tree, result) == machine.incremental
+    assert commit(tree, result) == machine.incremental
 
 
 class FailoverIncrementalEqualsFull(IncrementalEqualsFull):
@@ -705,7 +634,7 @@ class FailoverIncrementalEqualsFull(IncrementalEqualsFull):
         self.files["apps/web/b.yaml"] = _doc(_deployment("b", "web", 3, "nginx:1", "front"))
 
 
-TestFailoverIncrementalEqualsFull = FailoverIncrementalEqualsFull.TestCase
+TestFailoverIncrementalEqualsFull = pytest.mark.long(FailoverIncrementalEqualsFull.TestCase)
 TestFailoverIncrementalEqualsFull.settings = settings(
     max_examples=100, stateful_step_count=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
@@ -717,24 +646,15 @@ def test_next_request_runs_as_if_the_result_had_been_committed() -> None:
     machine = IncrementalEqualsFull()
     machine.put_template("shop", "b", 3, "nginx:2", "front")
     files = machine.files
-    config, _ = load_config(files.get("gitops-karmada.yaml"))
-    first = ReconcileRequest(
-        snapshot=RepoSnapshot(
-            input_files=dict(files),
-            config=config,
-            state_files={},
-            output_blobs={},
-            now="2026-01-01T00:00:00Z",
-        )
-    )
+    first = request(dict(files), "2026-01-01T00:00:00Z")
     result = reconcile(first)
-    committed = _commit({}, result)
+    committed = commit({}, result)
     machine.put_template("shop", "a", 7, "nginx:3", "front")  # an input change between the two runs
     second = next_request(first, result, now="2026-01-01T00:01:00Z", observed=None).with_snapshot(
         input_files=dict(files)
     )
     via_next = reconcile(second)
-    expected = _run(files, committed, "2026-01-01T00:01:00Z", full=False)
+    expected = run(files | committed, "2026-01-01T00:01:00Z")
     assert via_next.incremental and expected.incremental
-    assert _commit(committed, via_next) == _commit(committed, expected)
+    assert commit(committed, via_next) == commit(committed, expected)
     assert sum(1 for o in via_next.outcomes if not o.reused) == 1  # only the changed template was redone

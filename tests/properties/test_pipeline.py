@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -17,8 +17,12 @@ from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.inputs.loading import input_path_filter, load_config
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model.wellknown import CONFIG_FILE
-from gitops_karmada.reconcile import ReconcileRequest, RenderResult, RepoSnapshot, reconcile
+from gitops_karmada.reconcile import RenderResult
 from tests.fleet import plain_inputs
+from tests.inprocess import run
+
+if TYPE_CHECKING:
+    from gitops_karmada.reconcile import RenderResult
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = ROOT / "repo-layout"
@@ -29,7 +33,7 @@ NOW = "2026-01-02T03:04:05Z"
 
 
 def render(files: dict[str, bytes]) -> RenderResult:
-    return reconcile(ReconcileRequest(snapshot=RepoSnapshot(input_files=files, config=CONFIG, now=NOW)))
+    return run(files, NOW, config=CONFIG)
 
 
 def without_source(files: dict[str, bytes]) -> dict[str, bytes]:

@@ -26,8 +26,9 @@ from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import DiffSide, compare
 from gitops_karmada.core.inputs.loading import input_path_filter, load_config
 from gitops_karmada.model.wellknown import CONFIG_FILE
-from gitops_karmada.reconcile import Ports, ReconcileRequest, RenderResult, RepoSnapshot, blob_sha, reconcile
+from gitops_karmada.reconcile import RenderResult, blob_sha
 from tests.fleet import plain_inputs
+from tests.inprocess import Tree, commit, run
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYOUT = ROOT / "repo-layout"
@@ -39,38 +40,12 @@ EXAMPLE_FILES = plain_inputs(
     LAYOUT, read_directory(LAYOUT, input_path_filter(EXAMPLE_CONFIG)), EXAMPLE_CONFIG
 )
 
-Tree = dict[str, bytes]
 
-
-def run(inputs: Tree, tree: Tree, config_raw: bytes | None, now: str = NOW) -> RenderResult:
-    """One reconcile of ``inputs`` on top of the managed ``tree`` a previous run left."""
-    config, config_diagnostics = load_config(config_raw)
-    return reconcile(
-        ReconcileRequest(
-            snapshot=RepoSnapshot(
-                input_files=inputs,
-                config=config,
-                config_diagnostics=config_diagnostics,
-                state_files={p: c for p, c in tree.items() if p.startswith(config.output.state_dir + "/")},
-                output_blobs={
-                    p: blob_sha(c) for p, c in tree.items() if p.startswith(config.output.clusters_dir + "/")
-                },
-                now=now,
-            ),
-            ports=Ports(read_output=tree.get),
-        )
-    )
-
-
-def commit(tree: Tree, result: RenderResult) -> Tree:
-    """The managed tree after writing ``result`` (what the commit would hold)."""
-    after = dict(tree)
-    for path, content in result.changes({p: blob_sha(c) for p, c in tree.items()}).items():
-        if content is None:
-            after.pop(path, None)
-        else:
-            after[path] = content
-    return after
+def reconciled(inputs: Tree, tree: Tree, config_raw: bytes | None, now: str = NOW) -> RenderResult:
+    """One reconcile of ``inputs`` (and ``config_raw`` as gitops-karmada.yaml) on top of the managed ``tree``
+    a previous run left."""
+    config = {CONFIG_FILE: config_raw} if config_raw is not None else {}
+    return run(inputs | config | tree, now)
 
 
 def side(label: str, tree: Tree, result: RenderResult) -> DiffSide:
@@ -244,7 +219,7 @@ def test_what_the_tool_writes_reads_back_and_reconciles_to_itself(
     fleet: tuple[Tree, bytes | None], delete_first: bool
 ) -> None:
     inputs, config = fleet
-    first = run(inputs, {}, config)
+    first = reconciled(inputs, {}, config)
     assert first.input_ok, [str(d) for d in first.diagnostics]
     tree = commit({}, first)
     if delete_first:
@@ -252,8 +227,8 @@ def test_what_the_tool_writes_reads_back_and_reconciles_to_itself(
         documents = inputs["fleet.yaml"].split(b"\n---\n")
         kept = [d for d in documents if b"name: app0\n" not in d]
         inputs = {"fleet.yaml": b"\n---\n".join(kept)}
-        tree = commit(tree, run(inputs, tree, config, LATER))
-    again = run(inputs, tree, config, LATER)
+        tree = commit(tree, reconciled(inputs, tree, config, LATER))
+    again = reconciled(inputs, tree, config, LATER)
     # validate: nothing the tool wrote is an error when read back
     assert again.input_ok, [str(d) for d in again.diagnostics]
     new_errors = {str(d) for d in again.diagnostics if d.is_error} - {
@@ -266,7 +241,7 @@ def test_what_the_tool_writes_reads_back_and_reconciles_to_itself(
 
 # -- 2. no silent change ------------------------------------------------------------------------------------------
 
-BASE_RESULT = run(EXAMPLE_FILES, {}, EXAMPLE_CONFIG_RAW)
+BASE_RESULT = reconciled(EXAMPLE_FILES, {}, EXAMPLE_CONFIG_RAW)
 BASE_TREE = commit({}, BASE_RESULT)
 EDITABLE = sorted(EXAMPLE_FILES)
 
@@ -307,7 +282,7 @@ def _defined_in(result: RenderResult, path: str) -> tuple[set[str], set[tuple[st
 @given(edit=edits())
 def test_a_single_edit_is_named_or_shows_in_the_placement_diff(edit: tuple[str, bytes, str]) -> None:
     path, content, what = edit
-    edited = run({**EXAMPLE_FILES, path: content}, BASE_TREE, EXAMPLE_CONFIG_RAW, LATER)
+    edited = reconciled({**EXAMPLE_FILES, path: content}, BASE_TREE, EXAMPLE_CONFIG_RAW, LATER)
     if not edited.input_ok:
         assert _names_file(edited, path), (what, [str(d) for d in edited.diagnostics])
         return  # nothing is written while the input has errors

@@ -9,13 +9,15 @@ already there.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.reconcile import RunMode
-from gitops_karmada.reconcile.result import RenderResult
 from tests.builders import cluster_doc, deployment, pp_doc
 from tests.inprocess import Tree, commit, run
+
+if TYPE_CHECKING:
+    from gitops_karmada.reconcile.result import RenderResult
 
 NOW = "2026-01-02T03:04:05Z"
 LATER = "2026-01-02T04:04:05Z"
