@@ -434,10 +434,10 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         assert sorted(map(str, incremental.diagnostics)) == sorted(map(str, full.diagnostics))
         if changed is not None and incremental.input_ok:
             self._scoped_run_agrees(incremental, now, observed, changed)
+        self.incremental = commit(self.incremental, incremental)
         if incremental.input_ok:  # a run refused for its input commits nothing: the last reconcile stays
             self.last_run = (dict(self.files), dict(self.status), _unmatched(incremental))
-        self.incremental = commit(self.incremental, incremental)
-        self.last_written = dict(self.incremental)
+            self.last_written = dict(self.incremental)  # and a hand edit before it stays an edit since it
         self.full = commit(self.full, full)
         assert self.incremental.keys() == self.full.keys()
         for path in self.full:
