@@ -2,8 +2,9 @@
 
 A cluster × workload grid (replicas per cell, shaded by share of the template's replicas; red, amber or
 grey where the cluster reported the workload unhealthy, not applied or unknown; READY from the reports),
-the recent runs with what moved, the errors of the last run with their file and field, and per workload a
-link to its ``explain`` output. Every value from the repository is escaped.
+the evictions waiting for their time (and when the daemon runs for them), the recent runs with what moved,
+the errors of the last run with their file and field, and per workload a link to its ``explain`` output.
+Every value from the repository is escaped.
 """
 
 from __future__ import annotations
@@ -79,6 +80,31 @@ def _grid(snapshot: Snapshot) -> str:
     )
 
 
+def _pending(snapshot: Snapshot) -> str:
+    """The evictions a later run makes unless their clusters recover, and when the daemon runs for them."""
+    failover = snapshot.failover
+    if not failover.pending and not failover.due:
+        return ""
+    rows = "".join(
+        f'<tr><td class="name">{_e(p.template)}</td><td class="name">{_e(p.cluster)}</td>'
+        f'<td class="name">{_e(p.due)}</td><td class="name">{_e(p.reason)}</td></tr>'
+        for p in failover.pending
+    )
+    table = (
+        '<table id="pending"><tr><th class="name">template</th><th class="name">cluster</th>'
+        f'<th class="name">due</th><th class="name">why</th></tr>{rows}</table>'
+        if rows
+        else ""
+    )
+    due = (
+        f'<p class="muted">The failover controllers decide more at {_e(failover.due)}: the daemon runs a '
+        "reconcile then by itself.</p>"
+        if failover.due
+        else ""
+    )
+    return f"<h2>Pending evictions</h2>{table}{due}"
+
+
 def _run_row(run: RunRecord) -> str:
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(run.started))
     style = "bad" if run.errors else "ok"
@@ -109,6 +135,7 @@ def status_page(snapshot: Snapshot, *, ready: bool) -> str:
 · reconciled <code>{_e(snapshot.reconciled[:12] or "–")}</code></p>
 <h2>Placement</h2>
 {_grid(snapshot)}
+{_pending(snapshot)}
 {problems}
 <h2>Recent runs</h2>
 <table id="runs"><tr><th class="name">started</th><th class="name">source</th><th class="name">result</th>

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from gitops_karmada.core.failover.controllers import PendingEviction
+
 RECENT_RUNS = 20
 
 
@@ -62,6 +64,17 @@ class RunRecord:
     """Templates whose placement this run changed."""
     errors: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    failover: Failover | None = None
+    """What the failover controllers left for later; None: the run did not get that far (nothing changes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Failover:
+    """The evictions a later run makes unless the clusters recover, and when the controllers decide next."""
+
+    pending: tuple[PendingEviction, ...] = ()
+    due: str = ""
+    """RFC 3339; empty: nothing is waiting. The daemon runs a reconcile at that time by itself."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +91,8 @@ class Snapshot:
     failing_since: float | None = None
     """Unix time of the first failure of the current streak of temporary errors (None when healthy)."""
     ready: bool = False
+    failover: Failover = Failover()
+    """As the last run that got that far left it."""
 
 
 @dataclass
@@ -112,6 +127,7 @@ class DaemonStatus:
                 reconciled=reconciled if reconciled is not None else current.reconciled,
                 failing_since=None if healthy else (current.failing_since or run.started),
                 ready=current.ready or healthy,
+                failover=run.failover if run.failover is not None else current.failover,
             )
 
     def is_ready(self, now: float, retry_budget: float) -> bool:

@@ -5,7 +5,9 @@ burst settle for ``debounce`` seconds, and reconciles the branch tip as it is th
 status branch (``collect``) is a trigger too: member clusters' reports drive failover. A burst of N commits is
 one run of the newest. The tip the last run left (the daemon's own commit, or the source it could not
 commit for) is remembered, so the daemon's own commits never start a run, and an invalid source commit is
-reported once, not on every poll.
+reported once, not on every poll. Failover work the last reconcile left for later (a toleration running
+out, the eviction queue's next turn: its ``Failover-Due`` trailer) wakes the worker at that time, so an
+eviction happens when it is due although nothing was pushed.
 
 Several daemons on one remote need no lease: the push is a compare-and-swap of the remote branch. The loser
 of a race fetches, finds the winner's reconcile commit on top of the same source, sees nothing to do
@@ -25,13 +27,19 @@ from loguru import logger
 from gitops_karmada.adapters.repository import read_config
 from gitops_karmada.adapters.status_store import branch_ref, fetch_status_branch
 from gitops_karmada.adapters.warm_state import WarmState
+from gitops_karmada.core.codecs.times import parse_time
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.incremental.state_index import read_index
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.daemon.status import DaemonStatus, RunRecord, RunResult, WorkloadRow
+from gitops_karmada.daemon.status import DaemonStatus, Failover, RunRecord, RunResult, WorkloadRow
 from gitops_karmada.model.errors import GitError, RunCancelled
-from gitops_karmada.usecases.reconcile import ReconcileOutcome, reconcile_and_push, reconcile_ref
+from gitops_karmada.usecases.reconcile import (
+    ReconcileOutcome,
+    failover_due,
+    reconcile_and_push,
+    reconcile_ref,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -55,6 +63,8 @@ class Worker:
         self._stop = threading.Event()
         self._handled: str | None = None
         self._handled_status: str | None = None
+        self._handled_due: str | None = None
+        """The ``Failover-Due`` a run was already made for (a run that commits nothing leaves it in place)."""
         self._failures = 0
         self.warm = WarmState()
         """Decoded inputs and parsed index entries kept between runs (content-addressed: never stale)."""
@@ -89,7 +99,7 @@ class Worker:
             if self._stop.is_set():
                 break
             self._wake.clear()
-            wait = self._run_guarded()
+            wait = self._until_due(self._run_guarded())
 
     def _run_guarded(self) -> float:
         """One run; the delay before the next (the poll interval, the backoff after a failure, or none after
@@ -112,12 +122,36 @@ class Worker:
         self._failures = 0
         return 0.0 if result is RunResult.PREEMPTED else self.settings.interval
 
+    def _until_due(self, wait: float) -> float:
+        """``wait``, or less when failover work the last reconcile left falls due sooner."""
+        if wait <= 0:
+            return wait
+        try:
+            due = failover_due(self.store, self.settings.ref)
+            if due is None or due == self._handled_due:
+                return wait
+            left = (parse_time(due) - self.store.clock()).total_seconds()
+        except (GitError, ValueError):
+            return wait  # the next run reports what is wrong with the branch
+        return min(wait, max(left, 0.0))
+
+    def _fell_due(self, tip: str) -> str | None:
+        """The ``Failover-Due`` of ``tip``'s last reconcile when it has come and no run was made for it."""
+        due = failover_due(self.store, tip)
+        if due is None or due == self._handled_due:
+            return None
+        try:
+            return due if parse_time(due) <= self.store.clock() else None
+        except ValueError:
+            return None
+
     def run_once(self) -> RunResult | None:
-        """Reconcile the branch tip unless it and the status branch are what the last run left; None when
-        there was nothing to do."""
+        """Reconcile the branch tip unless it and the status branch are what the last run left and no
+        failover work fell due since; None when there was nothing to do."""
         tip = self._tip()
         status = self._status_tip(tip)
-        if tip == self._handled and status == self._handled_status:
+        due = self._fell_due(tip)
+        if tip == self._handled and status == self._handled_status and due is None:
             return None
         started, clock = time.time(), time.monotonic()
         run = reconcile_and_push if self.settings.push else reconcile_ref
@@ -143,6 +177,8 @@ class Worker:
                 self._probe = None
         now = self.store.resolve(self.settings.ref)
         self._handled, self._handled_status = now, status
+        if due is not None:
+            self._handled_due = due
         if outcome.result is not None and outcome.result.failover is not None:
             self.metrics.eviction.count(outcome.result.failover)
         record = self._record(outcome, started, time.monotonic() - clock)
@@ -240,6 +276,7 @@ class Worker:
             pushed=outcome.pushed,
             errors=errors,
             warnings=warnings,
+            failover=_failover(outcome),
         )
 
     def _finish(self, record: RunRecord, reconciled: str | None = None) -> None:
@@ -283,6 +320,17 @@ class Worker:
                 key=lambda p: p.template,
             )
         )
+
+
+def _failover(outcome: ReconcileOutcome) -> Failover | None:
+    """What the run's failover controllers left for later; None when the run decided nothing (up to date,
+    or refused for its input)."""
+    result = outcome.result
+    if result is None or not result.input_ok:
+        return None
+    if result.failover is None:
+        return Failover()
+    return Failover(result.failover.pending, outcome.failover_due or "")
 
 
 class UserCommitProbe:

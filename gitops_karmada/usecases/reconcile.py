@@ -81,6 +81,13 @@ class ReconcileOutcome:
     def refused(self) -> bool:
         return self.guard is not None and bool(self.guard.violations)
 
+    @property
+    def failover_due(self) -> str | None:
+        """When the failover work this run left falls due (what its commit's ``Failover-Due`` says)."""
+        if self.result is None or self.result.failover is None or self.state is None:
+            return None
+        return due_after(self.state.request.snapshot.now, self.result.failover.requeue_after_seconds)
+
 
 def log_failover(outcome: FailoverOutcome) -> None:
     """One line per thing the failover controllers did, and when a later run would do more."""
@@ -243,7 +250,7 @@ def failover_fell_due(
 ) -> datetime | None:
     """The time now (``clock``, else the time a commit made now would carry), when the failover work the
     last reconcile of ``ref`` left (its ``Failover-Due`` trailer) is due by it; None otherwise."""
-    due = since.due if since is not None else _last_due(store, ref)
+    due = since.due if since is not None else failover_due(store, ref)
     if due is None:
         return None
     now = clock if clock is not None else store.clock()
@@ -253,7 +260,15 @@ def failover_fell_due(
         return None
 
 
-def _last_due(store: GitStore, ref: str) -> str | None:
+def due_after(now: str, requeue_after_seconds: float | None) -> str | None:
+    """The time ``requeue_after_seconds`` after ``now`` (RFC 3339), or None when nothing is waiting."""
+    if requeue_after_seconds is None:
+        return None
+    return format_time(parse_time(now) + seconds(requeue_after_seconds))
+
+
+def failover_due(store: GitStore, ref: str) -> str | None:
+    """When the failover work the last reconcile of ``ref`` left falls due (its ``Failover-Due`` trailer)."""
     anchor = latest_tool_commit(store, store.resolve(ref))
     return anchor.trailers.get(wellknown.FAILOVER_DUE_TRAILER) if anchor is not None else None
 
@@ -281,7 +296,6 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
     if write.stream is not None:
         write.stream.seal()  # the stored files must all be in the object database before a commit names them
     now = state.request.snapshot.now
-    requeue = result.failover.requeue_after_seconds if result.failover is not None else None
     sha = store.commit(
         parent=state.source,
         ref=ref,
@@ -292,7 +306,7 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
             write.message,
             status_commit=state.status_commit,
             run_time=now if write.timed else None,
-            failover_due=format_time(parse_time(now) + seconds(requeue)) if requeue is not None else None,
+            failover_due=due_after(now, result.failover.requeue_after_seconds) if result.failover else None,
         ),
         written=write.writer.written() if write.writer is not None else None,
     )
