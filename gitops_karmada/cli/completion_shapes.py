@@ -226,6 +226,7 @@ SHAPES: dict[str, dict[str, Any]] = {
             {"param": "option", "name": "dry_run", "opts": ["--dry-run"], "flag": True},
             {"param": "option", "name": "push", "opts": ["--push"], "flag": True},
             {"param": "option", "name": "message", "opts": ["--message"]},
+            {"param": "option", "name": "now", "opts": ["--now"]},
             {"param": "option", "name": "detached", "opts": ["--detached"], "flag": True},
             {"param": "option", "name": "full", "opts": ["--full"], "flag": True},
             {
