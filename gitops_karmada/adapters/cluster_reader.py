@@ -6,7 +6,7 @@ no discovery and no cache written, so the requests are the ones Karmada's cluste
 (health, version, nodes, pods) plus one LIST per resource of the propagated objects. Each call is bounded
 in time (``--request-timeout`` plus a margin for kubectl's start and credential plugins) and in output
 size; lists are read page by page (``limit``/``continue``) so a big cluster's pods never sit in memory at
-once. What the answers mean is worked out in ``core.member_status``.
+once. What the answers mean is worked out in ``core.observed.member_status``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Independent per-template work across processes (``core.fan_out.FanOut``), for runs that redo thousands of
+"""Independent per-template work across processes (``reconcile.request.FanOut``), for runs that redo thousands of
 templates (a first reconcile, a ``--full`` run, an inventory change).
 
 The children are forked: they see the loaded fleet as it is in this process, without it being sent, and send

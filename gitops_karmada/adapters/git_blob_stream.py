@@ -2,7 +2,7 @@
 process, so the run never holds the whole fleet.
 
 A first reconcile of fleet M renders a quarter of a million files; held until the commit, they were most of
-the run's memory. With a ``BlobStream`` as ``ReconcileRequest.store``, every process that renders (the
+the run's memory. With a ``BlobStream`` as ``Ports.store``, every process that renders (the
 run's own and each child of ``adapters.fork_pool``) feeds a template's files to a fast-import of its own as
 soon as they are made and keeps only their blob ids; the commit names them by id (``M 100644 <id> <path>``).
 A child's files are sent once, by the child, and never pickled back.
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 
 class BlobStream:
-    """``ReconcileRequest.store``: called with a template's files, returns their blob ids once they are on
+    """``Ports.store``: called with a template's files, returns their blob ids once they are on
     their way into the object database (None below ``min_files``); ``seal`` ends this process's stream."""
 
     def __init__(

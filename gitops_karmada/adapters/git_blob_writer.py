@@ -2,7 +2,7 @@
 
 ``git fast-import`` compresses every blob it is given. Fed at commit time, a first reconcile of 35,000 files
 waits on it (0.6 s at fleet K) with nothing else to do. A ``BlobWriter`` is told the files as soon as the
-run knows them (``ReconcileRequest.emit``) and feeds them to a fast-import of its own from a thread, while
+run knows them (``Ports.emit``) and feeds them to a fast-import of its own from a thread, while
 the run builds its records, index and guards on the other CPU; the commit then names each file's blob by
 id (``M 100644 <id> <path>``) and has nothing left to compress.
 

@@ -23,7 +23,7 @@ Callback = Callable[[int, int], None]
 
 @contextmanager
 def template_progress(what: str = "placing templates") -> Iterator[Callback | None]:
-    """A callback for ``ReconcileRequest.progress`` (None when nothing should be shown)."""
+    """A callback for ``Ports.progress`` (None when nothing should be shown)."""
     if logging_format() == "json":
         yield _json_events(what)
     elif sys.stderr.isatty():

@@ -27,7 +27,7 @@ _BINDING_ID_NAMESPACE = uuid.UUID("1d0b5b46-8f55-4d2e-bb2a-7f0fd8a1c3e4")
 SOURCE_ANNOTATION = "gitops-karmada.io/source"
 """Where the template lives in the repository (``path[document]``)."""
 FINGERPRINT_ANNOTATION = "gitops-karmada.io/inputs-fingerprint"
-"""The fingerprint of the inputs the binding was computed from (``core.fingerprint``)."""
+"""The fingerprint of the inputs the binding was computed from (``core.incremental.fingerprint``)."""
 TEMPLATE_HASH_ANNOTATION = "gitops-karmada.io/template-hash"
 """Digest of the template content this binding was built from (Lazy activation needs it)."""
 

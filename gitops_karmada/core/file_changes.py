@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 
 class StoredBlob(NamedTuple):
-    """A file a run wrote straight into the object database as it made it (``ReconcileRequest.store``):
+    """A file a run wrote straight into the object database as it made it (``Ports.store``):
     named by its blob id, its content no longer held."""
 
     oid: str

@@ -35,7 +35,7 @@ CLUSTER_TAINTS_FILE = "cluster-taints.yaml"
 INDEX_FILE = "index.json"
 """The state index in one file, as versions before shards wrote it (read, then replaced)."""
 INDEX_FOLDER = "index"
-"""The state index (``core.state_index``)."""
+"""The state index (``core.incremental.state_index``)."""
 STATE_FILE_SUFFIXES = (".yaml", ".json")
 """The files of the state folder the tool reads and writes (records, quota records, the index)."""
 
@@ -230,7 +230,7 @@ class RepoLayout:
         return f"{self.index_dir}/{shard}.json"
 
     def index_shard(self, path: str) -> str | None:
-        """The shard a file of the index folder holds (``core.state_index.shard_of``), else None."""
+        """The shard a file of the index folder holds (``core.incremental.state_index.shard_of``), else None."""
         folder, _, name = path.rpartition("/")
         return name[: -len(".json")] if folder == self.index_dir and name.endswith(".json") else None
 

@@ -11,7 +11,7 @@ eviction happens when it is due although nothing was pushed.
 
 Several daemons on one remote need no lease: the push is a compare-and-swap of the remote branch. The loser
 of a race fetches, finds the winner's reconcile commit on top of the same source, sees nothing to do
-(``unchanged_since_reconcile``) and commits nothing, so one source commit never gets two reconcile commits.
+(``since_reconcile``) and commits nothing, so one source commit never gets two reconcile commits.
 """
 
 from __future__ import annotations

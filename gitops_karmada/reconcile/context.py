@@ -43,7 +43,7 @@ class RunContext:
     read_output: Callable[[str], bytes | None] | None = None
     reschedule: frozenset[Identity] = frozenset()
     explain: bool = False
-    """The run is explained (``ReconcileRequest.explain``): the scheduler is also evaluated where Karmada
+    """The run is explained (``RunMode.focus``): the scheduler is also evaluated where Karmada
     keeps the previous result, and each outcome keeps its overridden objects (``OverrideResult.object``)."""
     interpreter: ResourceInterpreter
     clusters: Mapping[str, Cluster]

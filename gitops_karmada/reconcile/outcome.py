@@ -49,7 +49,7 @@ class TemplateOutcome:
     files: Mapping[str, bytes] = field(default_factory=dict)
     """The files this template writes (rendered manifests; the binding record is added by the run)."""
     stored: Mapping[str, str] = field(default_factory=dict)
-    """Files this template writes that are already in the object database (``ReconcileRequest.store``):
+    """Files this template writes that are already in the object database (``Ports.store``):
     path → blob id, their contents not held (not in ``files``)."""
     keep: frozenset[str] = frozenset()
     """Managed paths of this template that stay exactly as they are (a failure, a suspended cluster)."""

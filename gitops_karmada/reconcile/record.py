@@ -91,7 +91,7 @@ class BindingInputs:
     scheduled_changed: bool = True
     """Whether the scheduling result differs from the previous run (for ``lastScheduledTime``)."""
     fingerprint: str = ""
-    """The fingerprint of the inputs this binding was computed from (``core.fingerprint``)."""
+    """The fingerprint of the inputs this binding was computed from (``core.incremental.fingerprint``)."""
     aggregated_status: tuple[AggregatedStatusItem, ...] = ()
     """What the member clusters reported of the object (``core.observed``); empty when nothing observed."""
     template_status: dict[str, Any] | None = None

@@ -65,11 +65,11 @@ class RenderResult:
     """What the failover controllers did before scheduling (feature gate Failover)."""
     stored: Mapping[str, str] = field(default_factory=dict)
     """Paths this run writes whose contents were written into the object database as they were made
-    (``ReconcileRequest.store``): path → blob id; not in ``files``."""
+    (``Ports.store``): path → blob id; not in ``files``."""
     guarded: Guarded | None = None
     """The changes a commit of this result makes and the guardrails' verdict on them (``RunMode.guard``)."""
     scoped: bool = False
-    """Only the templates a change touched were judged and are in the result (``ReconcileRequest.partial``):
+    """Only the templates a change touched were judged and are in the result (``RunMode.partial``):
     ``index`` stands for the others, and the run-wide outputs were not made. Not to be committed."""
 
     @property

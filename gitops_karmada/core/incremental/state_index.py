@@ -73,7 +73,7 @@ class IndexEntry:
     """Whether the failover controllers have business with the record: eviction tasks, first-seen
     unhealthy times, or application failover in its spec (so a run reads only such records)."""
     health: Mapping[str, str] = field(default_factory=dict)
-    """Cluster → what it reported (``core.status_summary.cluster_health``), for the status page."""
+    """Cluster → what it reported (``core.views.status_summary.cluster_health``), for the status page."""
     ready: str = ""
     """kubectl's READY of the template's aggregated status (``3/5``); empty when not known."""
     required: bool = False
@@ -139,7 +139,7 @@ class StateIndex:
     """The part of every fingerprint shared by all templates when the index was written
     (``FingerprintContext.run_digest``: engine, configuration, inventory, snapshots, ClusterOverridePolicies);
     empty when not known. A run that computes the same value may judge only the templates a change of input
-    files touches (``core.change_scope``)."""
+    files touches (``core.incremental.change_scope``)."""
 
     def dump(self, memo: RunMemo | None = None) -> bytes:
         """Deterministic JSON, one entry a line (``memo``: lines written of the same entries before)."""
