@@ -1,5 +1,5 @@
-"""Independent per-template work across processes (``reconcile.request.FanOut``), for runs that redo thousands of
-templates (a first reconcile, a ``--full`` run, an inventory change).
+"""Independent per-template work across processes (``reconcile.request.FanOut``), for runs that redo
+thousands of templates (a first reconcile, a ``--full`` run, an inventory change).
 
 The children are forked: they see the loaded fleet as it is in this process, without it being sent, and send
 back only their results. The items are cut into slices, many more than the processes; every process, this one

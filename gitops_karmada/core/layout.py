@@ -230,7 +230,7 @@ class RepoLayout:
         return f"{self.index_dir}/{shard}.json"
 
     def index_shard(self, path: str) -> str | None:
-        """The shard a file of the index folder holds (``core.incremental.state_index.shard_of``), else None."""
+        """The shard a file of the index folder holds (``core.incremental.state_index.shard_of``), or None."""
         folder, _, name = path.rpartition("/")
         return name[: -len(".json")] if folder == self.index_dir and name.endswith(".json") else None
 

@@ -1,12 +1,12 @@
 """Collecting member clusters for a fleet commit and recording them: what ``collect`` and the daemon share.
 
 ``collect`` reads one cluster (or takes a snapshot prepared elsewhere) and records one commit
-(``collect_and_record``); the daemon's collect loop reads every configured cluster each interval and
-records one commit per round (``record_round``), with only the snapshots that need recording
-(``core.observed.member_status.needs_recording``), and in remote mode pushes the status branch with a lease on the
-remote's tip. The fleet commit gives the inventory (which clusters exist) and each cluster's folder (which
-objects to list); reading it is the expensive part, so a ``FleetForCollect`` is read once per commit and
-keeps each cluster's object list.
+(``collect_and_record``); the daemon's collect loop reads every configured cluster each interval and records
+one commit per round (``record_round``), with only the snapshots that need recording
+(``core.observed.member_status.needs_recording``), and in remote mode pushes the status branch with a lease on
+the remote's tip. The fleet commit gives the inventory (which clusters exist) and each cluster's folder (which
+objects to list); reading it is the expensive part, so a ``FleetForCollect`` is read once per commit and keeps
+each cluster's object list.
 """
 
 from __future__ import annotations

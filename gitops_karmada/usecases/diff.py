@@ -112,11 +112,11 @@ def read_revision(
     other side differs there. ``warm``: decoded and loaded inputs kept from the other side (by content).
 
     When only input files changed since a reconcile of this engine, only the templates they can touch are
-    judged (``core.incremental.change_scope``), the state index standing for the others. When nothing ``reconcile``
-    reads changed, the index stands for every template whose result is settled: only the unsettled are
-    redone. ``asked``: the templates (``str(key)``) whose unmatched state the comparison reads; they are
-    redone too, and the side's ``unmatched`` answers for those (and for the redone ones). ``full``: every
-    template is judged and rendered, no state index trusted."""
+    judged (``core.incremental.change_scope``), the state index standing for the others. When nothing
+    ``reconcile`` reads changed, the index stands for every template whose result is settled: only the
+    unsettled are redone. ``asked``: the templates (``str(key)``) whose unmatched state the comparison reads;
+    they are redone too, and the side's ``unmatched`` answers for those (and for the redone ones). ``full``:
+    every template is judged and rendered, no state index trusted."""
     state = read_commit(store, rev, materialize=False, warm=warm)
     assert state.source is not None
     since = None if full else since_reconcile(store, rev)

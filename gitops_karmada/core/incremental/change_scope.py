@@ -1,10 +1,10 @@
 """Which templates a change of input files can touch: the dependency index of a scoped run.
 
-A template's output is a function of what its fingerprint hashes (``core.incremental.fingerprint``): a part shared by
-every template (engine, configuration, inventory, snapshots, ClusterOverridePolicies: the run digest), and
-parts of its own. When the run digest is the one the previous run recorded in its state index (the caller
-checks), the templates whose fingerprint can differ are found from the documents of the changed files,
-before and after, without judging the others:
+A template's output is a function of what its fingerprint hashes (``core.incremental.fingerprint``): a part
+shared by every template (engine, configuration, inventory, snapshots, ClusterOverridePolicies: the run
+digest), and parts of its own. When the run digest is the one the previous run recorded in its state index
+(the caller checks), the templates whose fingerprint can differ are found from the documents of the changed
+files, before and after, without judging the others:
 
 * the templates of a changed file (their body, or their place in the file, changed);
 * for a changed (Cluster)PropagationPolicy, as it was and as it is: every template it is indexed under (the
