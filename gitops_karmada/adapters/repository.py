@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import os
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -123,34 +123,11 @@ def read_commit(
     config, config_diagnostics = read_config(store, sha)
     clusters_prefix, state_prefix = _managed_prefixes(config)
     layout = RepoLayout.of(config)
-    bindings_prefix, snapshots_prefix = layout.bindings_dir + "/", layout.snapshots_prefix
-    is_input = input_path_filter(config)
-    inputs: dict[str, str] = {}
-    snapshots: dict[str, str] = {}
-    eager_state: dict[str, str] = {}
-    state_blobs: dict[str, str] = {}
-    skipped: list[Diagnostic] = []
-    for entry in _entries_outside(store, sha, config.output.clusters_dir, warm.listed if warm else None):
-        path = entry.path
-        if path.startswith(state_prefix):
-            if entry.kind is not EntryKind.SUBMODULE:
-                state_blobs[path] = entry.oid
-                if is_state_file(path) and entry.is_regular_file and not path.startswith(bindings_prefix):
-                    eager_state[path] = entry.oid
-        elif path.startswith(snapshots_prefix):
-            if path.endswith((".yaml", ".yml")) and entry.is_regular_file:
-                snapshots[path] = entry.oid
-        elif is_input(path):
-            if entry.is_regular_file:
-                inputs[path] = entry.oid
-            else:
-                reason = SYMLINK_SKIPPED if entry.kind is EntryKind.SYMLINK else SUBMODULE_SKIPPED
-                skipped.append(
-                    warning(f"{reason}; not read (commit the file itself, or exclude it)", SourceRef(path, 0))
-                )
+    listed = _list_commit(store, sha, config, warm)
+    snapshots, eager_state, state_blobs = listed.snapshots, listed.eager_state, listed.state_blobs
     output_blobs = CommittedOutputs(store, sha, config.output.clusters_dir, warm.counted if warm else None)
     blobs = store.read_blobs(sorted({*snapshots.values(), *eager_state.values()}))
-    decoded = decode_inputs(store.git_dir, inputs, store.read_blobs, warm.decoded if warm else None)
+    decoded = decode_inputs(store.git_dir, listed.inputs, store.read_blobs, warm.decoded if warm else None)
     plan = source_plan(decoded)
     generated = (
         render_commit_sources(store, sha, plan, config, (clusters_prefix, state_prefix))
@@ -166,14 +143,12 @@ def read_commit(
     anchor = latest_tool_commit(store, sha) if status is StatusChoice.RECORDED else None
     view = _status_view(store, config, status, anchor)
     observed = ObservedStatus(view.snapshots, view.commit) if view.commit is not None else None
-    committed = store.commit_time(_clock_commit(store, sha, anchor))
-    ran = _recorded_run_time(sha, anchor)
-    moment = max(committed, view.committed_at or committed, clock or committed, ran or committed)
+    moment = _run_clock(store, sha, anchor, view.committed_at, clock)
     request = ReconcileRequest(
         snapshot=RepoSnapshot(
             decoded=decoded,
             config=config,
-            config_diagnostics=(*config_diagnostics, *skipped),
+            config_diagnostics=(*config_diagnostics, *listed.skipped),
             state_files={path: blobs[oid] for path, oid in eager_state.items()},
             state_blobs=state_blobs,
             snapshot_files={path: blobs[oid] for path, oid in snapshots.items()},
@@ -204,6 +179,56 @@ def read_commit(
         ),
     )
     return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs), view.commit)
+
+
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """One listing of a commit outside its cluster folders, sorted by what the run does with each file."""
+
+    inputs: dict[str, str]
+    snapshots: dict[str, str]
+    eager_state: dict[str, str]
+    """State files read at once (everything but the binding records)."""
+    state_blobs: dict[str, str]
+    skipped: tuple[Diagnostic, ...]
+    """Symlinks and submodules among the inputs: not read, each a warning."""
+
+
+def _list_commit(store: GitStore, sha: str, config: ToolConfig, warm: WarmState | None) -> _Listing:
+    layout = RepoLayout.of(config)
+    state_prefix = layout.state_prefix
+    bindings_prefix, snapshots_prefix = layout.bindings_dir + "/", layout.snapshots_prefix
+    is_input = input_path_filter(config)
+    listing = _Listing({}, {}, {}, {}, ())
+    skipped: list[Diagnostic] = []
+    for entry in _entries_outside(store, sha, config.output.clusters_dir, warm.listed if warm else None):
+        path = entry.path
+        if path.startswith(state_prefix):
+            if entry.kind is not EntryKind.SUBMODULE:
+                listing.state_blobs[path] = entry.oid
+                if is_state_file(path) and entry.is_regular_file and not path.startswith(bindings_prefix):
+                    listing.eager_state[path] = entry.oid
+        elif path.startswith(snapshots_prefix):
+            if path.endswith((".yaml", ".yml")) and entry.is_regular_file:
+                listing.snapshots[path] = entry.oid
+        elif is_input(path):
+            if entry.is_regular_file:
+                listing.inputs[path] = entry.oid
+            else:
+                reason = SYMLINK_SKIPPED if entry.kind is EntryKind.SYMLINK else SUBMODULE_SKIPPED
+                skipped.append(
+                    warning(f"{reason}; not read (commit the file itself, or exclude it)", SourceRef(path, 0))
+                )
+    return replace(listing, skipped=tuple(skipped))
+
+
+def _run_clock(
+    store: GitStore, sha: str, anchor: LogEntry | None, status_at: datetime | None, clock: datetime | None
+) -> datetime:
+    """The latest of the commit's time, the status commit's, ``clock`` and the time a tool commit recorded."""
+    committed = store.commit_time(_clock_commit(store, sha, anchor))
+    ran = _recorded_run_time(sha, anchor)
+    return max(committed, status_at or committed, clock or committed, ran or committed)
 
 
 def _clock_commit(store: GitStore, sha: str, anchor: LogEntry | None) -> str:
