@@ -91,6 +91,7 @@ class RunContext:
                     call_seconds=inputs.config.lua.call_timeout_seconds,
                     run_seconds=inputs.config.lua.run_timeout_seconds,
                 ),
+                karmada_version=inputs.config.karmada_version,
             ),
             clusters={cluster.name: cluster for cluster in inputs.clusters},
             cluster_index=ClusterIndex(inputs.clusters),

@@ -23,6 +23,7 @@ from gitops_karmada.core.layout import binding_name
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
 from gitops_karmada.core.overrides.apply import thaw
 from gitops_karmada.core.scheduler import divide_job_completions
+from gitops_karmada.core.scheduler.division import job_completions_map
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.keys import group_of
 from gitops_karmada.model.policies import ConflictResolution, ReplicaSchedulingType
@@ -242,7 +243,7 @@ def job_completions(template: Manifest, targets: tuple[TargetCluster, ...]) -> d
     total = spec.get("completions")
     if not isinstance(total, int) or isinstance(total, bool):
         return {}
-    return {t.name: t.replicas for t in divide_job_completions(total, targets, tie_break_uid(template))}
+    return job_completions_map(divide_job_completions(total, targets, tie_break_uid(template)))
 
 
 def render_manifest(

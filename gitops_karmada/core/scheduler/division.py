@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.scheduler.errors import AssignmentError, UnschedulableError
 from gitops_karmada.core.scheduler.strategy import ReplicaStrategy, replica_strategy
 from gitops_karmada.core.scheduler.webster import Seat, spread_replicas_by_target_clusters
-from gitops_karmada.core.selectors import cluster_matches
+from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.bindings import ComponentAssignment, TargetCluster
 
 if TYPE_CHECKING:
@@ -134,7 +134,9 @@ def assign_by_duplicated(candidates: Sequence[ClusterDetail], replicas: int) -> 
 # -- StaticWeight -----------------------------------------------------------------------------------------
 
 
-def static_weights(candidates: Sequence[ClusterDetail], placement: Placement) -> tuple[WeightEntry, ...]:
+def static_weights(
+    candidates: Sequence[ClusterDetail], placement: Placement, zones: ZoneMatching = ZoneMatching.ANY
+) -> tuple[WeightEntry, ...]:
     """getStaticWeightInfoList: per candidate the max weight of the rules matching it; no weightPreference,
     or no rule matching any candidate, gives every candidate weight 1."""
     scheduling = placement.replica_scheduling
@@ -146,7 +148,7 @@ def static_weights(candidates: Sequence[ClusterDetail], placement: Placement) ->
         matched = [
             (index, rule.weight)
             for index, rule in enumerate(preference.static_weight_list)
-            if cluster_matches(candidate.cluster, rule.target_cluster)
+            if cluster_matches(candidate.cluster, rule.target_cluster, zones)
         ]
         if matched:
             weight = max(w for _, w in matched)
@@ -158,12 +160,16 @@ def static_weights(candidates: Sequence[ClusterDetail], placement: Placement) ->
 
 
 def assign_by_static_weight(
-    candidates: Sequence[ClusterDetail], placement: Placement, replicas: int, uid: str = ""
+    candidates: Sequence[ClusterDetail],
+    placement: Placement,
+    replicas: int,
+    uid: str = "",
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> DivisionRecord:
     """Webster over the static weights from scratch (the previous result is ignored); 0-seat entries kept."""
     if not candidates:
         raise AssignmentError("no clusters available to schedule")
-    weights = static_weights(candidates, placement)
+    weights = static_weights(candidates, placement, zones)
     dispensed = spread_replicas_by_target_clusters(
         replicas, [_target(w.cluster, w.weight) for w in weights], uid=uid
     )
@@ -324,13 +330,16 @@ class AssignmentInput:
     replicas: int
     has_requirements: bool = False
     components: tuple[ComponentAssignment, ...] = ()
-    """Components copied into each target of a multi-component binding (which is never divided)."""
+    """Components copied into each target of a multi-component binding (which is never divided); empty where
+    Karmada keeps the legacy result (``schedule.target_components``)."""
     component_count: int = 0
     previous: tuple[TargetCluster, ...] = ()
     fresh: bool = False
     uid: str = ""
     overflow: bool = field(default=False)
     """The observed clusterAffinities term has overflow affinities: fill tier by tier."""
+    zones: ZoneMatching = ZoneMatching.ANY
+    """How static weight rules match a multi-zone cluster (the Karmada version followed)."""
 
 
 def is_workload(given: AssignmentInput) -> bool:
@@ -344,7 +353,7 @@ def _divide(candidates: Sequence[ClusterDetail], given: AssignmentInput, replica
         case ReplicaStrategy.DUPLICATED:
             return assign_by_duplicated(candidates, replicas)
         case ReplicaStrategy.STATIC_WEIGHT:
-            return assign_by_static_weight(candidates, given.placement, replicas, given.uid)
+            return assign_by_static_weight(candidates, given.placement, replicas, given.uid, given.zones)
         case _:
             return assign_by_dynamic_strategy(
                 candidates, strategy, replicas, given.previous, fresh=given.fresh, uid=given.uid
@@ -391,10 +400,11 @@ def assign_replicas(candidates: Sequence[ClusterDetail], given: AssignmentInput)
     if not candidates:
         raise AssignmentError("no clusters available to schedule")
     if not is_workload(given):
-        # per-cluster components are recorded only for a workload of more than one component (Karmada)
+        # per-cluster components only where ``schedule.target_components`` gives them (v1.19, gate on, more
+        # than one component, applicable)
         result = tuple(
             TargetCluster(name=c.name, components=given.components)
-            if given.component_count > 1
+            if given.components
             else TargetCluster(name=c.name)
             for c in candidates
         )
@@ -420,3 +430,10 @@ def divide_job_completions(
 ) -> tuple[TargetCluster, ...]:
     """divideReplicasByJobCompletions: Webster over the assigned replicas as weights (0 entries kept)."""
     return spread_replicas_by_target_clusters(completions, targets, uid=uid).clusters
+
+
+def job_completions_map(divided: Sequence[TargetCluster]) -> dict[str, int]:
+    """``buildJobCompletionsMap`` (v1.18.0; v1.16.5, v1.17.2): each cluster's completions by its name. The
+    dispenser returns clusters by name while the binding lists them in schedule order; before the fix the
+    completions were taken by position, so clusters got each other's."""
+    return {target.name: target.replicas for target in divided}
