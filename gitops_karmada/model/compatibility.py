@@ -101,8 +101,8 @@ RULES: dict[str, Rule] = {
     ),
     "PropagationPolicy.spec.placement.workloadAffinity": Rule(
         Support.IGNORED_WITH_WARNING,
-        "validated (label keys); templates are placed as if it were absent, since it needs the placement of "
-        "other workloads' groups at scheduling time",
+        "Karmada v1.17+: `affinity.groupByLabelKey` / `antiAffinity.groupByLabelKey`, validated as Karmada's "
+        "webhook does (label keys, not the same key); templates are placed as if it were absent",
     ),
     "PropagationPolicy.spec.placement.spreadConstraints.spreadByLabel": Rule(
         Support.NO_EFFECT,

@@ -53,8 +53,8 @@ def test_the_walk_sees_nested_fields_and_every_kind() -> None:
     assert "Cluster.status.resourceSummary.allocatableModelings.count" in paths
     assert "ResourceInterpreterCustomization.spec.customizations.componentResource.luaScript" in paths
     assert "FederatedResourceQuota.spec.staticAssignments.hard" in paths
-    # a model reached twice (overflowAffinities is a list of ClusterAffinityTerm) is still listed once more
-    assert "PropagationPolicy.spec.placement.clusterAffinities.overflowAffinities" in paths
+    assert "PropagationPolicy.spec.placement.clusterAffinities.overflowAffinities.affinityName" in paths
+    assert "PropagationPolicy.spec.placement.workloadAffinity.antiAffinity.groupByLabelKey" in paths
 
 
 def _model_accepts_only_listed_fields(model: type[BaseModel]) -> bool:
@@ -70,7 +70,7 @@ def test_an_unlisted_field_is_rejected_by_every_model_in_the_table() -> None:
 
 WARNED_SAMPLES: dict[str, dict[str, Any]] = {
     "PropagationPolicy.spec.placement.workloadAffinity": {
-        "placement": {"workloadAffinity": {"affinity": {"affinityLabelKey": "app.example.com/group"}}}
+        "placement": {"workloadAffinity": {"affinity": {"groupByLabelKey": "app.example.com/group"}}}
     },
 }
 

@@ -22,6 +22,7 @@ from gitops_karmada.core.defaults import default_policy
 from gitops_karmada.core.inputs.external_sources import CHART_FILE, GeneratedSource, source_plan
 from gitops_karmada.core.inputs.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.inputs.scope import ScopeIndex, crd_scopes
+from gitops_karmada.core.inputs.webhook import FieldError, validate_override_spec, validate_propagation_spec
 from gitops_karmada.core.layout import CONFIG_FILE, RepoLayout, config_path, name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
 from gitops_karmada.core.run_memo import RunMemo
@@ -459,6 +460,7 @@ def _parse_karmada(
             collector.diagnostics.append(error(problem, source, f"{prefix}metadata.namespace"))
             return
         obj = obj.model_copy(update={"metadata": obj.metadata.model_copy(update={"namespace": namespace})})
+        # (the API server drops a cluster-scoped kind's namespace; its webhook sees none)
     elif obj.metadata.namespace:
         collector.diagnostics.append(
             warning(
@@ -467,7 +469,23 @@ def _parse_karmada(
                 f"{prefix}metadata.namespace",
             )
         )
+    rejected = admission_errors(obj, collector.config)
+    for refusal in rejected:
+        collector.diagnostics.append(error(refusal.message, source, f"{prefix}{refusal.path}"))
+    if rejected:
+        return
     collector.karmada.setdefault(model, []).append((obj, source))
+
+
+def admission_errors(obj: KarmadaObject, config: ToolConfig) -> list[FieldError]:
+    """What Karmada's validating webhook of the version followed rejects in ``obj`` beyond its model's own
+    rules (``core.inputs.webhook``): the policy's namespace, fields across the spec, version boundaries."""
+    version = config.karmada_version
+    if isinstance(obj, PropagationPolicy | ClusterPropagationPolicy):
+        return validate_propagation_spec(obj.spec, obj.namespace, version)
+    if isinstance(obj, OverridePolicy | ClusterOverridePolicy):
+        return validate_override_spec(obj.spec, obj.namespace, version)
+    return []
 
 
 _PYDANTIC_MESSAGES: dict[str, Callable[[Mapping[str, Any]], str]] = {
