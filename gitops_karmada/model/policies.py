@@ -192,7 +192,8 @@ class StatePreservationRule(ApiModel):
 
 
 class StatePreservation(ApiModel):
-    rules: tuple[StatePreservationRule, ...] = Field(min_length=1)
+    rules: tuple[StatePreservationRule, ...] = ()
+    """No minimum in Karmada: ``rules: []`` is valid and preserves nothing."""
 
 
 class DecisionConditions(ApiModel):

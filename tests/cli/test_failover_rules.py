@@ -23,7 +23,6 @@ from tests.cli.test_failover import (
     snapshot,
 )
 from tests.fleet import FleetRepo
-from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -177,10 +176,10 @@ def test_a_run_at_a_deadline_asks_to_be_woken_just_after_it(tmp_path: Path) -> N
     # exactly at the toleration's end nothing is due yet ("strictly after"): the run must ask for a next one
     deadline = first + timedelta(seconds=60)
     report(repo, deadline)
-    run_at(repo, deadline, "reconcile")
+    done = run_at(repo, deadline, "reconcile")
     assert "member1" in placement(repo, "web")
-    message = git(repo.path, "log", "-1", "--format=%B")
-    assert f"Failover-Due: {_iso(deadline + timedelta(seconds=1))}" in message
+    assert "failover decides more in 1 s" in done.stderr
+    assert f"will be evicted from member1 at {_iso(deadline + timedelta(seconds=1))}" in done.stderr
     # evicted just after; the new placement stays unhealthy, so the task ends with its grace period
     evicted = deadline + timedelta(seconds=1)
     report(repo, evicted, unhealthy=CLUSTERS)
@@ -189,10 +188,13 @@ def test_a_run_at_a_deadline_asks_to_be_woken_just_after_it(tmp_path: Path) -> N
     assert holds(repo, "member1", "web")
     end = evicted + timedelta(seconds=30)
     report(repo, end, unhealthy=CLUSTERS)
-    run_at(repo, end, "reconcile")
+    done = run_at(repo, end, "reconcile")
     assert holds(repo, "member1", "web")
-    message = git(repo.path, "log", "-1", "--format=%B")
-    assert f"Failover-Due: {_iso(end + timedelta(seconds=1))}" in message
+    assert "failover decides more in 1 s" in done.stderr
+    gone = end + timedelta(seconds=1)
+    report(repo, gone, unhealthy=CLUSTERS)
+    run_at(repo, gone, "reconcile")
+    assert not holds(repo, "member1", "web")
 
 
 def test_purge_mode_never_needs_no_graceful_eviction_gate(tmp_path: Path) -> None:
