@@ -24,7 +24,7 @@ from gitops_karmada.core.failover.evict import (
 )
 from gitops_karmada.core.failover.purge import canonical_purge_mode, flag_purge_mode
 from gitops_karmada.core.scheduler.filters import tolerates
-from gitops_karmada.core.selectors import cluster_matches
+from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.base import Taint, TaintEffect, Toleration, TolerationOperator
 from gitops_karmada.model.bindings import GracefulEvictionTask
 from gitops_karmada.model.policies import Placement
@@ -90,6 +90,7 @@ def apply_taint_policies(
     policies: Sequence[ClusterTaintPolicy],
     added: Mapping[str, Sequence[Taint]],
     now: datetime,
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> tuple[tuple[Cluster, ...], dict[str, tuple[Taint, ...]]]:
     """Every cluster with the taints the policies keep on it, and those taints by cluster (the state a
     later run starts from: a taint stays until a policy's removeOnConditions match, even when the policy
@@ -101,7 +102,7 @@ def apply_taint_policies(
         conditions = {c.type: c.status for c in cluster.status.conditions}
         for policy in policies:
             target = policy.spec.target_clusters
-            if target is None or cluster_matches(cluster, target):
+            if target is None or cluster_matches(cluster, target, zones):
                 taints = apply_taint_policy(taints, conditions, policy, now)
         if taints:
             kept[cluster.name] = taints

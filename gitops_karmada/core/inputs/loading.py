@@ -19,6 +19,7 @@ from pydantic import BaseModel, ValidationError
 from gitops_karmada.core.codecs.serialize import load_yaml_documents
 from gitops_karmada.core.codecs.yaml_input import LoadedDocument
 from gitops_karmada.core.defaults import default_policy
+from gitops_karmada.core.failover.purge import canonical_purge_mode, renamed_purge_modes
 from gitops_karmada.core.inputs.external_sources import CHART_FILE, GeneratedSource, source_plan
 from gitops_karmada.core.inputs.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.inputs.scope import ScopeIndex, crd_scopes
@@ -43,6 +44,7 @@ from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationPolicy
 from gitops_karmada.model.quotas import FederatedResourceQuota
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
+from gitops_karmada.model.versions import KarmadaVersion
 
 DEFAULT_NAMESPACE = "default"
 
@@ -474,7 +476,40 @@ def _parse_karmada(
         collector.diagnostics.append(error(refusal.message, source, f"{prefix}{refusal.path}"))
     if rejected:
         return
+    if isinstance(obj, PropagationPolicy | ClusterPropagationPolicy) and obj.spec.failover is not None:
+        obj = _with_current_purge_modes(obj, source, prefix, collector)
     collector.karmada.setdefault(model, []).append((obj, source))
+
+
+def _with_current_purge_modes(
+    policy: PropagationPolicy | ClusterPropagationPolicy,
+    source: SourceRef,
+    prefix: str,
+    collector: _Collector,
+) -> PropagationPolicy | ClusterPropagationPolicy:
+    """The policy with the purge modes Karmada v1.19 removed written by their current names, and a
+    warning per rename."""
+    assert policy.spec.failover is not None
+    failover, renamed = renamed_purge_modes(policy.spec.failover)
+    version = collector.config.karmada_version
+    for where, old in renamed:
+        new = canonical_purge_mode(old).value
+        removed = (
+            f"Karmada {version.value} rejects it"
+            if version.at_least(KarmadaVersion.V1_19)
+            else "Karmada v1.19 removes it"
+        )
+        collector.diagnostics.append(
+            warning(
+                f"purgeMode {old.value} is the deprecated name of {new} ({removed}): read as {new}; "
+                f"write {new}",
+                source,
+                f"{prefix}spec.failover.{where}",
+            )
+        )
+    if not renamed:
+        return policy
+    return policy.model_copy(update={"spec": policy.spec.model_copy(update={"failover": failover})})
 
 
 def admission_errors(obj: KarmadaObject, config: ToolConfig) -> list[FieldError]:

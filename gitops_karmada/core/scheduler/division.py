@@ -15,6 +15,7 @@ from gitops_karmada.core.scheduler.strategy import ReplicaStrategy, replica_stra
 from gitops_karmada.core.scheduler.webster import Seat, spread_replicas_by_target_clusters
 from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.bindings import ComponentAssignment, TargetCluster
+from gitops_karmada.model.versions import NEWEST_VERSION, KarmadaVersion
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -261,10 +262,13 @@ def assign_by_dynamic_strategy(
     *,
     fresh: bool = False,
     uid: str = "",
+    stale_weights: bool = False,
 ) -> DivisionRecord:
     """assignByDynamicStrategy: Fresh re-divides everything by (free + own) capacity; Steady keeps the
     previous replicas and divides only a scale-up delta by free capacity, re-divides a scale-down in
-    proportion to the previous counts, and returns an unchanged count as it was."""
+    proportion to the previous counts, and returns an unchanged count as it was. ``stale_weights``
+    (Karmada v1.16): a scale-down weighs every previous cluster, candidates or not (v1.17's 799fa4b32
+    keeps only the clusters still candidates)."""
     names = {c.name for c in candidates}
     scheduled = tuple(c for c in previous if c.name in names)
     assigned = sum(c.replicas for c in scheduled)
@@ -284,7 +288,7 @@ def assign_by_dynamic_strategy(
         )
         source, target = "allocatable + own previous replicas (Fresh)", replicas
     elif direction is ScaleDirection.SCALE_DOWN:
-        available = _sorted_by_replicas(scheduled)
+        available = _sorted_by_replicas(tuple(previous) if stale_weights else scheduled)
         source, target = "previous replicas (scale down)", replicas
     elif direction is ScaleDirection.SCALE_UP:
         available = _sorted_by_replicas([_target(c.name, c.allocatable) for c in candidates])
@@ -340,6 +344,8 @@ class AssignmentInput:
     """The observed clusterAffinities term has overflow affinities: fill tier by tier."""
     zones: ZoneMatching = ZoneMatching.ANY
     """How static weight rules match a multi-zone cluster (the Karmada version followed)."""
+    version: KarmadaVersion = NEWEST_VERSION
+    """The Karmada version followed (v1.16's scale-down weights)."""
 
 
 def is_workload(given: AssignmentInput) -> bool:
@@ -356,7 +362,13 @@ def _divide(candidates: Sequence[ClusterDetail], given: AssignmentInput, replica
             return assign_by_static_weight(candidates, given.placement, replicas, given.uid, given.zones)
         case _:
             return assign_by_dynamic_strategy(
-                candidates, strategy, replicas, given.previous, fresh=given.fresh, uid=given.uid
+                candidates,
+                strategy,
+                replicas,
+                given.previous,
+                fresh=given.fresh,
+                uid=given.uid,
+                stale_weights=not given.version.at_least(KarmadaVersion.V1_17),
             )
 
 

@@ -402,6 +402,7 @@ def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> Schedul
         uid=request.tie_break_uid,
         overflow=bool(affinity.overflow),
         zones=affinity.zones,
+        version=run.version,
     )
     try:
         division = assign_replicas(selection.clusters, assignment)
