@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.model.base import LabelSelector, SelectorOperator
+from gitops_karmada.model.versions import KarmadaVersion
 
 if TYPE_CHECKING:
     from gitops_karmada.model.clusters import Cluster
@@ -84,10 +85,28 @@ def resource_match_selectors_priority(
     )
 
 
-def match_zones(requirement: FieldSelectorRequirement, zones: Sequence[str]) -> bool:
-    """A ``zone`` field-selector expression against a cluster's zones (``matchZones``)."""
+class ZoneMatching(enum.Enum):
+    """How ``In`` matches a cluster in several zones (``matchZones``, v1.18.0, not back-ported)."""
+
+    ANY = "any"
+    """v1.18+: at least one of its zones is listed."""
+    ALL = "all"
+    """v1.12-v1.17: every one of its zones is listed."""
+
+    @classmethod
+    def of(cls, version: KarmadaVersion) -> ZoneMatching:
+        return cls.ANY if version.at_least(KarmadaVersion.V1_18) else cls.ALL
+
+
+def match_zones(
+    requirement: FieldSelectorRequirement, zones: Sequence[str], matching: ZoneMatching = ZoneMatching.ANY
+) -> bool:
+    """A ``zone`` field-selector expression against a cluster's zones (``matchZones``): ``In`` needs zones
+    and, by ``matching``, any or all of them listed; NotIn: none listed; Exists/DoesNotExist: zones or not."""
     match requirement.operator:
         case "In":
+            if matching is ZoneMatching.ALL:
+                return bool(zones) and all(zone in requirement.values for zone in zones)
             return bool(zones) and any(zone in requirement.values for zone in zones)
         case "NotIn":
             return not any(zone in requirement.values for zone in zones)
@@ -112,8 +131,11 @@ def _field_requirement_matches(requirement: FieldSelectorRequirement, fields: Ma
     return False
 
 
-def cluster_matches(cluster: Cluster, affinity: ClusterAffinity) -> bool:
-    """Whether ``cluster`` satisfies ``affinity``; all parts are AND-ed (``ClusterMatches``)."""
+def cluster_matches(
+    cluster: Cluster, affinity: ClusterAffinity, zones: ZoneMatching = ZoneMatching.ANY
+) -> bool:
+    """Whether ``cluster`` satisfies ``affinity``; all parts are AND-ed (``ClusterMatches``); ``zones``: how
+    ``zone In`` treats a cluster in several zones (the Karmada version followed)."""
     if cluster.name in affinity.exclude:
         return False
     if affinity.label_selector is not None and not labels_match(affinity.label_selector, cluster.labels):
@@ -124,7 +146,7 @@ def cluster_matches(cluster: Cluster, affinity: ClusterAffinity) -> bool:
         }
         for requirement in affinity.field_selector.match_expressions:
             if requirement.key == "zone":
-                if not match_zones(requirement, cluster.spec.effective_zones()):
+                if not match_zones(requirement, cluster.spec.effective_zones(), zones):
                     return False
             elif not _field_requirement_matches(requirement, fields):
                 return False

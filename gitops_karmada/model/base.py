@@ -164,6 +164,10 @@ class LabelSelector(ApiModel):
 class TolerationOperator(enum.StrEnum):
     EXISTS = "Exists"
     EQUAL = "Equal"
+    LESS_THAN = "Lt"
+    GREATER_THAN = "Gt"
+    """``Lt``/``Gt``: Kubernetes' comparison operators. Karmada never lets them tolerate a taint, and from
+    v1.18 its webhook rejects them in ``clusterTolerations`` (``core.inputs.webhook``)."""
 
 
 class TaintEffect(enum.StrEnum):

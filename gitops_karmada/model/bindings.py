@@ -87,6 +87,14 @@ class GracefulEvictionTask(ApiModel):
     creation_timestamp: str | None = None
 
 
+class WorkloadAffinityGroups(ApiModel):
+    """The groups a binding belongs to (v1.17, gate WorkloadAffinity): ``<labelKey>=<labelValue>`` each, of
+    its namespace; only ResourceBindings get them."""
+
+    affinity_group: str = ""
+    anti_affinity_group: str = ""
+
+
 class ResourceBindingSpec(ApiModel):
     resource: ObjectReference
     propagate_deps: bool = False
@@ -104,6 +112,7 @@ class ResourceBindingSpec(ApiModel):
     suspension: Suspension | None = None
     preserve_resources_on_deletion: bool | None = None
     schedule_priority: SchedulePriority | None = None
+    workload_affinity_groups: WorkloadAffinityGroups | None = None
 
 
 class AggregatedStatusItem(ApiModel):

@@ -22,6 +22,7 @@ from gitops_karmada.model.overrides import OverridePolicy
 from gitops_karmada.model.policies import PropagationPolicy
 from gitops_karmada.model.quotas import FederatedResourceQuota
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
+from gitops_karmada.model.versions import KarmadaVersion
 
 
 class Support(enum.StrEnum):
@@ -57,6 +58,8 @@ class FieldRow:
     path: str
     support: Support
     note: str
+    since: KarmadaVersion = KarmadaVersion.V1_16
+    """The first Karmada version followed that has the field (v1.16: every one)."""
 
 
 _SERVER_SET = Rule(
@@ -101,8 +104,8 @@ RULES: dict[str, Rule] = {
     ),
     "PropagationPolicy.spec.placement.workloadAffinity": Rule(
         Support.IGNORED_WITH_WARNING,
-        "validated (label keys); templates are placed as if it were absent, since it needs the placement of "
-        "other workloads' groups at scheduling time",
+        "Karmada v1.17+: `affinity.groupByLabelKey` / `antiAffinity.groupByLabelKey`, validated as Karmada's "
+        "webhook does (label keys, not the same key); templates are placed as if it were absent",
     ),
     "PropagationPolicy.spec.placement.spreadConstraints.spreadByLabel": Rule(
         Support.NO_EFFECT,
@@ -178,6 +181,32 @@ RULES: dict[str, Rule] = {
         Support.NO_EFFECT, "read by Karmada's traffic controllers, not by its scheduler"
     ),
 }
+
+SINCE: dict[str, KarmadaVersion] = {
+    "PropagationPolicy.spec.placement.workloadAffinity": KarmadaVersion.V1_17,
+    "PropagationPolicy.spec.placement.clusterAffinities.overflowAffinities": KarmadaVersion.V1_18,
+}
+"""Fields newer than v1.16, the oldest version followed (a field and everything under it): a repository that
+follows an older version is refused them, as that version's API server would refuse an unknown field."""
+
+CHANGED: dict[str, str] = {
+    "PropagationPolicy.spec.resourceSelectors.namespace": "PropagationPolicy: from v1.17 it must be the "
+    "policy's own namespace (an error); before, another namespace was accepted and selected nothing",
+    "PropagationPolicy.spec.placement.clusterAffinity.fieldSelector": "`zone In`: from v1.18 a cluster in "
+    "several zones matches when any of them is listed, before only when all are (the same in every "
+    "affinity, override rule, static weight, overflow tier and ClusterTaintPolicy)",
+    "PropagationPolicy.spec.placement.clusterTolerations.operator": "`Lt`/`Gt`: an error from v1.18; "
+    "accepted before, and never tolerating anything",
+    "PropagationPolicy.spec.failover.application.purgeMode": "`Immediately`/`Graciously` are read as "
+    "`Directly`/`Gracefully` with a warning (v1.19 removed them)",
+    "PropagationPolicy.spec.failover.cluster.purgeMode": "`Immediately`/`Graciously` are read as "
+    "`Directly`/`Gracefully` with a warning (v1.19 removed them)",
+    "OverridePolicy.spec.resourceSelectors.namespace": "OverridePolicy: from v1.17 it must be the policy's "
+    "own namespace (an error); before, another namespace was accepted and selected nothing",
+    "OverridePolicy.spec.overrideRules.overriders.fieldOverrider": "from v1.18 `json` or `yaml` is "
+    "required (an error); before, neither writes the empty string into `fieldPath`",
+}
+"""Rules that differ between the versions followed (spec karmada-1.17-1.19.md), added to the field's note."""
 
 SECTIONS: tuple[Section, ...] = (
     Section(
@@ -269,14 +298,38 @@ def _walk(model: type[BaseModel], prefix: str, shown: str, rows: list[FieldRow],
             continue
         rule = rule_for(rule_path)
         children = [m for m in _models_in(info.annotation) if m not in seen]
-        rows.append(FieldRow(shown_path, rule.support if rule else Support.SUPPORTED, _note(rule, rule_path)))
+        rows.append(
+            FieldRow(
+                shown_path,
+                rule.support if rule else Support.SUPPORTED,
+                _note(rule, rule_path),
+                since_for(rule_path),
+            )
+        )
         for child in children:
             _walk(child, rule_path, shown_path, rows, seen | {child})
 
 
 def _note(rule: Rule | None, path: str) -> str:
     # a rule's note is shown where the rule is written, not repeated on every field under it
-    return rule.note if rule is not None and path in RULES else ""
+    notes = [rule.note] if rule is not None and path in RULES else []
+    if path in CHANGED:
+        notes.append(CHANGED[path])
+    return "; ".join(notes)
+
+
+def since_for(path: str) -> KarmadaVersion:
+    """The first version followed that has the field at ``path`` (its own entry or an ancestor's)."""
+    parts = path.split(".")
+    for end in range(len(parts), 0, -1):
+        found = SINCE.get(".".join(parts[:end]))
+        if found is not None:
+            return found
+    return KarmadaVersion.V1_16
+
+
+def _since(version: KarmadaVersion) -> str:
+    return "all" if version is KarmadaVersion.V1_16 else f"{version.value}+"
 
 
 def _models_in(annotation: object) -> list[type[BaseModel]]:
@@ -297,7 +350,9 @@ def render_markdown() -> str:
         "`pytest tests/model/test_compatibility.py --update-golden` rewrites it. Every field Karmada's API "
         "has for these kinds is listed; a field that is not listed (a typo, a field from another version) is "
         "**rejected** with an error naming the file, the document and the field, as Karmada's API server "
-        "rejects unknown fields. Legend:",
+        "rejects unknown fields. The Karmada column says which of the versions a repository can follow "
+        "(`karmadaVersion` in gitops-karmada.yaml: v1.16 to v1.19, the newest by default) have the field: "
+        "a repository following an older one is refused it, as that version would refuse it. Legend:",
         "",
     ]
     out += [f"- **{s.value}**: {_LEGEND[s]}" for s in Support]
@@ -310,10 +365,13 @@ def render_markdown() -> str:
             "",
             section.intro,
             "",
-            "| field | support | note |",
-            "|---|---|---|",
+            "| field | Karmada | support | note |",
+            "|---|---|---|---|",
         ]
-        out += [f"| `{row.path}` | {row.support.value} | {row.note} |" for row in field_rows(section)]
+        out += [
+            f"| `{row.path}` | {_since(row.since)} | {row.support.value} | {row.note} |"
+            for row in field_rows(section)
+        ]
     return "\n".join(out) + "\n"
 
 

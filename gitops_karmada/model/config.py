@@ -1,7 +1,8 @@
 """The repository's own configuration (``gitops-karmada.yaml`` at the root): feature gates and layout.
 
-Feature gates default to Karmada's defaults (``pkg/features/features.go``); a repository turns on the
-alpha ones it wants, as an operator would with ``--feature-gates``.
+Feature gates default to the defaults of the Karmada version the repository follows (``karmadaVersion``,
+``pkg/features/features.go`` of that release); a repository turns on the alpha ones it wants, as an operator
+would with ``--feature-gates``.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 import enum
 from typing import Literal
 
-from pydantic import Field, PrivateAttr, field_validator
+from pydantic import Field, PrivateAttr, field_validator, model_validator
 
 from gitops_karmada.model.base import ApiModel
 from gitops_karmada.model.guardrails import RemovalCause
+from gitops_karmada.model.versions import NEWEST_VERSION, KarmadaVersion
 from gitops_karmada.model.wellknown import DEFAULT_CLUSTERS_DIR, DEFAULT_SNAPSHOTS_DIR, DEFAULT_STATE_DIR
 
 
@@ -27,7 +29,15 @@ class FeatureGate(enum.StrEnum):
     FAILOVER = "Failover"
     GRACEFUL_EVICTION = "GracefulEviction"
     SCHEDULING_OVERCOMMIT_PROTECTION = "SchedulingOvercommitProtection"
+    WORKLOAD_AFFINITY = "WorkloadAffinity"
+    PRIORITY_BASED_SCHEDULING = "PriorityBasedScheduling"
 
+
+GATES_SINCE: dict[FeatureGate, KarmadaVersion] = {
+    FeatureGate.WORKLOAD_AFFINITY: KarmadaVersion.V1_17,
+    FeatureGate.SCHEDULING_OVERCOMMIT_PROTECTION: KarmadaVersion.V1_18,
+}
+"""Gates that a Karmada version before the one named does not have (its binaries refuse the name)."""
 
 KARMADA_DEFAULT_GATES: dict[FeatureGate, bool] = {
     FeatureGate.PROPAGATE_DEPS: True,
@@ -40,7 +50,21 @@ KARMADA_DEFAULT_GATES: dict[FeatureGate, bool] = {
     FeatureGate.FAILOVER: False,
     FeatureGate.GRACEFUL_EVICTION: True,
     FeatureGate.SCHEDULING_OVERCOMMIT_PROTECTION: False,
+    FeatureGate.WORKLOAD_AFFINITY: False,
+    FeatureGate.PRIORITY_BASED_SCHEDULING: True,
 }
+"""The defaults of the newest version followed (v1.19: PriorityBasedScheduling beta and on)."""
+
+
+def default_gates(version: KarmadaVersion) -> dict[FeatureGate, bool]:
+    """``DefaultFeatureGates`` of ``version`` (spec §0.2): PriorityBasedScheduling is alpha and off before
+    v1.19; a gate the version does not have is off."""
+    gates = dict(KARMADA_DEFAULT_GATES)
+    gates[FeatureGate.PRIORITY_BASED_SCHEDULING] = version.at_least(KarmadaVersion.V1_19)
+    for gate, since in GATES_SINCE.items():
+        if not version.at_least(since):
+            gates[gate] = False
+    return gates
 
 
 DEFAULT_GUARDRAILS = ("cluster-emptied", "namespace-removed")
@@ -158,6 +182,9 @@ class StatusConfig(ApiModel):
 class ToolConfig(ApiModel):
     api_version: Literal["gitops-karmada.io/v1alpha1"] = "gitops-karmada.io/v1alpha1"
     kind: Literal["Config"] = "Config"
+    karmada_version: KarmadaVersion = NEWEST_VERSION
+    """The Karmada release whose behaviour the run follows (its gate defaults, admission rules and
+    behaviour changes; docs/compatibility.md's version column)."""
     feature_gates: dict[FeatureGate, bool] = Field(default_factory=dict)
     output: OutputLayout = Field(default_factory=OutputLayout)
     exclude: tuple[str, ...] = ()
@@ -179,8 +206,24 @@ class ToolConfig(ApiModel):
 
     _fleet_root: str = PrivateAttr(default="")
 
+    @field_validator("karmada_version", mode="before")
+    @classmethod
+    def _version(cls, value: object) -> object:
+        return KarmadaVersion.parse(value) if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _gates_of_the_version(self) -> ToolConfig:
+        for gate in self.feature_gates:
+            since = GATES_SINCE.get(gate)
+            if since is not None and not self.karmada_version.at_least(since):
+                raise ValueError(
+                    f"featureGates: {gate.value} does not exist in Karmada {self.karmada_version.value} "
+                    f"(added in {since.value})"
+                )
+        return self
+
     def gate(self, gate: FeatureGate) -> bool:
-        return self.feature_gates.get(gate, KARMADA_DEFAULT_GATES[gate])
+        return self.feature_gates.get(gate, default_gates(self.karmada_version)[gate])
 
     @property
     def fleet_root(self) -> str:

@@ -106,11 +106,12 @@ class FieldOverrider(ApiModel):
     yaml: tuple[FieldPatchOperation, ...] = ()
 
     @model_validator(mode="after")
-    def _exactly_one_format(self) -> FieldOverrider:
+    def _at_most_one_format(self) -> FieldOverrider:
+        # neither set: rejected from v1.18 (``core.inputs.webhook``), before it sets the field to ""
         if not self.field_path.startswith("/"):
             raise ValueError(f"fieldPath {self.field_path!r} must be a JSON pointer starting with '/'")
-        if bool(self.json_) == bool(self.yaml):
-            raise ValueError("exactly one of json and yaml must be set")
+        if self.json_ and self.yaml:
+            raise ValueError("FieldOverrider has both YAML and JSON set. Only one is allowed")
         return self
 
 

@@ -51,9 +51,18 @@ class ClusterAffinity(ApiModel):
     exclude: tuple[str, ...] = ()
 
 
-class ClusterAffinityTerm(ClusterAffinity):
+class OverflowClusterAffinity(ClusterAffinity):
+    """One overflow tier of a clusterAffinities term (v1.18): a name and an inline ClusterAffinity."""
+
     affinity_name: str = Field(min_length=1, max_length=32)
-    overflow_affinities: tuple[ClusterAffinityTerm, ...] = ()
+
+
+class ClusterAffinityTerm(ClusterAffinity):
+    """A clusterAffinities term: its inline ClusterAffinity is the primary tier (tier 0), each of
+    ``overflowAffinities`` the next tier (v1.18; ``core.inputs.webhook`` checks them)."""
+
+    affinity_name: str = Field(min_length=1, max_length=32)
+    overflow_affinities: tuple[OverflowClusterAffinity, ...] | None = None
 
 
 class SpreadFieldValue(enum.StrEnum):
@@ -114,30 +123,22 @@ class ReplicaSchedulingStrategy(ApiModel):
     weight_preference: ClusterPreferences | None = None
 
 
-def _label_key(value: str) -> str:
-    problem = qualified_name_problem(value)
-    if problem:
-        raise ValueError(problem)
-    return value
-
-
 class WorkloadAffinityTerm(ApiModel):
-    affinity_label_key: str
+    """Co-locate with the group: the templates whose label ``groupByLabelKey`` has this template's value."""
 
-    _valid_key = field_validator("affinity_label_key")(_label_key)
+    group_by_label_key: str
 
 
 class WorkloadAntiAffinityTerm(ApiModel):
-    anti_affinity_label_key: str
+    """Keep away from the group: no cluster of another template with this label value."""
 
-    _valid_key = field_validator("anti_affinity_label_key")(_label_key)
+    group_by_label_key: str
 
 
 class WorkloadAffinity(ApiModel):
-    """Inter-workload affinity (Karmada's ``ValidateWorkloadAffinity`` checks the label keys).
-
-    Accepted and validated; not honoured yet: placement ignores it, with a warning at the policy.
-    """
+    """``placement.workloadAffinity`` (v1.17, gate WorkloadAffinity): hard affinity and anti-affinity between
+    workloads grouped by a label of their templates. The label keys are checked by ``core.inputs.webhook``
+    (``ValidateWorkloadAffinity``), the groups made by ``core.scheduler.workload_affinity``."""
 
     affinity: WorkloadAffinityTerm | None = None
     anti_affinity: WorkloadAntiAffinityTerm | None = None
@@ -154,7 +155,7 @@ class Placement(ApiModel):
     @model_validator(mode="after")
     def _webhook_rules(self) -> Placement:
         if self.cluster_affinity is not None and self.cluster_affinities:
-            raise ValueError("clusterAffinities can not co-exist with clusterAffinity")
+            raise ValueError("clusterAffinities cannot co-exist with clusterAffinity")
         names = [term.affinity_name for term in self.cluster_affinities]
         if len(set(names)) != len(names):
             raise ValueError("each affinity term in clusterAffinities must have a unique name")
@@ -191,7 +192,8 @@ class StatePreservationRule(ApiModel):
 
 
 class StatePreservation(ApiModel):
-    rules: tuple[StatePreservationRule, ...] = Field(min_length=1)
+    rules: tuple[StatePreservationRule, ...] = ()
+    """No minimum in Karmada: ``rules: []`` is valid and preserves nothing."""
 
 
 class DecisionConditions(ApiModel):

@@ -10,7 +10,7 @@ from gitops_karmada.core.interpreter import LuaLimits, ResourceInterpreter
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.scheduler import AccurateEstimator, ClusterIndex
 from gitops_karmada.core.schema_check import NativeSchemas, SchemaChecker, schema_checker
-from gitops_karmada.core.selectors import cluster_matches
+from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.config import FeatureGate
 
 if TYPE_CHECKING:
@@ -91,6 +91,7 @@ class RunContext:
                     call_seconds=inputs.config.lua.call_timeout_seconds,
                     run_seconds=inputs.config.lua.run_timeout_seconds,
                 ),
+                karmada_version=inputs.config.karmada_version,
             ),
             clusters={cluster.name: cluster for cluster in inputs.clusters},
             cluster_index=ClusterIndex(inputs.clusters),
@@ -129,12 +130,13 @@ class RunContext:
 
 def override_signatures(inputs: Inputs) -> dict[str, OverrideSignature]:
     policies: tuple[AnyOverridePolicy, ...] = (*inputs.cluster_override_policies, *inputs.override_policies)
+    zones = ZoneMatching.of(inputs.config.karmada_version)
     return {
         cluster.name: frozenset(
             (policy.kind, policy.namespace, policy.name, index)
             for policy in policies
             for index, rule in enumerate(policy.spec.effective_rules())
-            if rule.target_cluster is not None and cluster_matches(cluster, rule.target_cluster)
+            if rule.target_cluster is not None and cluster_matches(cluster, rule.target_cluster, zones)
         )
         for cluster in inputs.clusters
     }

@@ -23,9 +23,12 @@ from gitops_karmada.core.layout import binding_name
 from gitops_karmada.core.overrides import OverrideResult, annotate_applied_overrides, apply_overrides
 from gitops_karmada.core.overrides.apply import thaw
 from gitops_karmada.core.scheduler import divide_job_completions
+from gitops_karmada.core.scheduler.division import job_completions_map
+from gitops_karmada.core.selectors import ZoneMatching
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.keys import group_of
 from gitops_karmada.model.policies import ConflictResolution, ReplicaSchedulingType
+from gitops_karmada.model.versions import KarmadaVersion
 from gitops_karmada.reconcile.context import tie_break_uid
 
 if TYPE_CHECKING:
@@ -154,9 +157,15 @@ def work_conflict_resolution(
     return "overwrite" if binding_value is ConflictResolution.OVERWRITE else "abort"
 
 
-def needs_replica_revision(replicas: int, scheduling_type: ReplicaSchedulingType | None) -> bool:
-    """``needReviseReplicas``: only Divided placements of workloads with replicas write per-cluster counts."""
-    return replicas > 0 and scheduling_type is ReplicaSchedulingType.DIVIDED
+def needs_replica_revision(
+    scheduling_type: ReplicaSchedulingType | None, *, workload: bool, replicas: int, version: KarmadaVersion
+) -> bool:
+    """Whether ``ensureWork`` writes per-cluster counts through ReviseReplica: Divided placements of
+    workloads; from v1.17 every workload binding (replicas, requirements or components: IsWorkload), before
+    only one with replicas (a workload propagated with 0 replicas now gets its 0 written)."""
+    if scheduling_type is not ReplicaSchedulingType.DIVIDED:
+        return False
+    return workload if version.at_least(KarmadaVersion.V1_17) else replicas > 0
 
 
 # -- provenance and release ----------------------------------------------------------------------------------
@@ -242,7 +251,7 @@ def job_completions(template: Manifest, targets: tuple[TargetCluster, ...]) -> d
     total = spec.get("completions")
     if not isinstance(total, int) or isinstance(total, bool):
         return {}
-    return {t.name: t.replicas for t in divide_job_completions(total, targets, tie_break_uid(template))}
+    return job_completions_map(divide_job_completions(total, targets, tie_break_uid(template)))
 
 
 def render_manifest(
@@ -274,6 +283,7 @@ def render_manifest(
         ctx.inputs.override_policies,
         owned=True,
         rankings=rankings,
+        zones=ZoneMatching.of(ctx.config.karmada_version),
     )
     body = annotate_applied_overrides(result.object, result)
     if injected:

@@ -241,4 +241,5 @@ def _schedule(
         gates={gate: ctx.gate(gate) for gate in FeatureGate},
         estimators=(ctx.accurate.for_namespace(template.key.namespace),) if ctx.accurate is not None else (),
         enable_empty_workload_propagation=ctx.config.enable_empty_workload_propagation,
+        version=ctx.config.karmada_version,
     )

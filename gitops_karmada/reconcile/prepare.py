@@ -20,6 +20,7 @@ from gitops_karmada.core.layout import config_path
 from gitops_karmada.core.observed.fold import with_observed_clusters
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
+from gitops_karmada.core.selectors import ZoneMatching
 from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import warning
@@ -154,7 +155,11 @@ def _inventory(
     policy_taints = parse_policy_taints(first_document(recorded))
     if inputs.taint_policies or policy_taints:
         clusters, policy_taints = apply_taint_policies(
-            inputs.clusters, inputs.taint_policies, policy_taints, parse_time(snapshot.now)
+            inputs.clusters,
+            inputs.taint_policies,
+            policy_taints,
+            parse_time(snapshot.now),
+            ZoneMatching.of(inputs.config.karmada_version),
         )
         inputs = replace(inputs, clusters=clusters)
     return inputs, diagnostics, policy_taints

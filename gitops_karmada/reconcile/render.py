@@ -16,6 +16,7 @@ from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.codecs.serialize import dump_yaml
 from gitops_karmada.core.failover.purge import is_directly
 from gitops_karmada.core.failover.state import labels_to_inject
+from gitops_karmada.core.scheduler.assumptions import is_workload
 from gitops_karmada.model.bindings import TargetCluster
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import Diagnostic, warning
@@ -142,7 +143,10 @@ def _plan(ctx: RunContext, placed: Placed) -> _Plan:
         placement, binding_resolution, suspension = spec.placement, spec.conflict_resolution, spec.suspension
     strategy = placement.replica_scheduling if placement is not None else None
     revise = needs_replica_revision(
-        placed.replicas, strategy.replica_scheduling_type if strategy is not None else None
+        strategy.replica_scheduling_type if strategy is not None else None,
+        workload=is_workload(placed.replicas, placed.requirements, placed.components),
+        replicas=placed.replicas,
+        version=ctx.config.karmada_version,
     )
     own = {t.name for t in placed.targets}
     return _Plan(
@@ -155,7 +159,8 @@ def _plan(ctx: RunContext, placed: Placed) -> _Plan:
         revise=revise,
         conflict_resolution=work_conflict_resolution(template.annotations, binding_resolution),
         header=provenance_header(str(template.source), origin(match)),
-        completions=job_completions(template, placed.targets) if revise else {},
+        # Job completions are divided for replicas > 0 only (applyJobCompletions)
+        completions=job_completions(template, placed.targets) if revise and placed.replicas > 0 else {},
         previously=frozenset(applied_clusters(prev)) if prev is not None else frozenset(),
     )
 

@@ -94,6 +94,9 @@ def parts(name: str, *names: str) -> dict[str, Any]:
 
 
 def test_per_cluster_components_are_recorded_only_for_more_than_one_component(tmp_path: Path) -> None:
+    # spec §4.3 (v1.19): with the gate, more than one component and the one-cluster spread constraint
+    one_cluster = {"spreadConstraints": [{"spreadByField": "cluster", "minGroups": 1, "maxGroups": 1}]}
+    parts_selector = [{"apiVersion": "example.com/v1", "kind": "Parts"}]
     repo = fleet(
         tmp_path,
         **{
@@ -101,7 +104,7 @@ def test_per_cluster_components_are_recorded_only_for_more_than_one_component(tm
             "ric.yaml": PARTS_RIC,
             "apps/one.yaml": parts("one", "main"),
             "apps/two.yaml": parts("two", "jobmanager", "taskmanager"),
-            "policy.yaml": pp_doc("parts", "default", [{"apiVersion": "example.com/v1", "kind": "Parts"}]),
+            "policy.yaml": pp_doc("parts", "default", parts_selector, placement=one_cluster),
         },
     )
     repo.cli("reconcile")
@@ -115,10 +118,25 @@ def test_per_cluster_components_are_recorded_only_for_more_than_one_component(tm
             "components": [{"name": "jobmanager", "replicas": 1}, {"name": "taskmanager", "replicas": 1}],
         }
     ]
+    # without the spread constraint, or following v1.18, the legacy result: the cluster's name alone
+    repo.write("policy.yaml", pp_doc("parts", "default", parts_selector))
+    repo.commit("no spread constraint")
+    repo.cli("reconcile")
+    two = repo.load("karmada-state/bindings/default/parts.example.com/two.yaml")["spec"]
+    assert two["clusters"] == [{"name": "member1"}]
+    repo.write("policy.yaml", pp_doc("parts", "default", parts_selector, placement=one_cluster))
+    repo.write(
+        "gitops-karmada.yaml",
+        "karmadaVersion: v1.18\nfeatureGates:\n  MultiplePodTemplatesScheduling: true\n",
+    )
+    repo.commit("follow v1.18")
+    repo.cli("reconcile")
+    two = repo.load("karmada-state/bindings/default/parts.example.com/two.yaml")["spec"]
+    assert two["clusters"] == [{"name": "member1"}]
 
 
 def test_workload_affinity_is_accepted_validated_and_reported_as_not_honoured(tmp_path: Path) -> None:
-    affinity = {"affinity": {"affinityLabelKey": "app.example.com/group"}}
+    affinity = {"affinity": {"groupByLabelKey": "app.example.com/group"}}
     policy = pp_doc("web", "default", DEPLOYMENTS, placement={"workloadAffinity": affinity})
     repo = fleet(tmp_path, **{"policy.yaml": policy})
     done = repo.cli("reconcile")
@@ -131,13 +149,13 @@ def test_workload_affinity_is_accepted_validated_and_reported_as_not_honoured(tm
         "web",
         "default",
         DEPLOYMENTS,
-        placement={"workloadAffinity": {"antiAffinity": {"antiAffinityLabelKey": "a b"}}},
+        placement={"workloadAffinity": {"antiAffinity": {"groupByLabelKey": "a b"}}},
     )
     repo.write("policy.yaml", bad)
     repo.commit("bad key")
     done = repo.cli("validate", check=1)
     assert (
-        "policy.yaml[0] spec.placement.workloadAffinity.antiAffinity.antiAffinityLabelKey: key 'a b'"
+        'policy.yaml[0] spec.placement.workloadAffinity.antiAffinity.groupByLabelKey: Invalid value: "a b"'
         in done.stderr
     )
 

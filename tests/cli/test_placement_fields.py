@@ -109,14 +109,28 @@ POLICIES: dict[str, dict[str, Any]] = {
         ],
         replicaScheduling={"replicaSchedulingType": "Duplicated"},
     ),
-    # overflowAffinities: tier 0 is m5 (10 cpu → 10 replicas), the overflow tier m4 takes the other 10.
+    # overflowAffinities: tier 0 is m5 (10 cpu → 10 replicas), the overflow tier (staging, not gold, in
+    # eu-west, m4 or m3 but not m3: m4) takes the other 10.
     "overflow": _policy(
         "overflow",
         clusterAffinities=[
             {
                 "affinityName": "local",
                 "clusterNames": ["m5"],
-                "overflowAffinities": [{"affinityName": "burst", "clusterNames": ["m4"]}],
+                "overflowAffinities": [
+                    {
+                        "affinityName": "burst",
+                        "labelSelector": {
+                            "matchLabels": {"env": "staging"},
+                            "matchExpressions": [{"key": "tier", "operator": "NotIn", "values": ["gold"]}],
+                        },
+                        "fieldSelector": {
+                            "matchExpressions": [{"key": "region", "operator": "In", "values": ["eu-west"]}]
+                        },
+                        "clusterNames": ["m4", "m3"],
+                        "exclude": ["m3"],
+                    }
+                ],
             }
         ],
         replicaScheduling={"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"},
@@ -134,8 +148,8 @@ POLICIES: dict[str, dict[str, Any]] = {
         ],
         replicaScheduling={"replicaSchedulingType": "Duplicated"},
         workloadAffinity={
-            "affinity": {"affinityLabelKey": "app.example.com/group"},
-            "antiAffinity": {"antiAffinityLabelKey": "app.example.com/shard"},
+            "affinity": {"groupByLabelKey": "app.example.com/group"},
+            "antiAffinity": {"groupByLabelKey": "app.example.com/shard"},
         },
     ),
     # dynamic weights by available replicas: m1 100, m2 40 → 9 replicas split 6.43/2.57 → 6 and 3

@@ -76,7 +76,7 @@ CASES: list[tuple[str, str, str]] = [
         "affinity-and-affinities",
         PP_HEAD + SELECTORS + "  placement:\n    clusterAffinity: {}\n"
         "    clusterAffinities:\n    - affinityName: a\n",
-        "bad.yaml[0] spec.placement: clusterAffinities can not co-exist with clusterAffinity",
+        "bad.yaml[0] spec.placement: clusterAffinities cannot co-exist with clusterAffinity",
     ),
     (
         "spread-without-cluster",

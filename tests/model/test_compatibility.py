@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gitops_karmada.model.compatibility import (
+    CHANGED,
     RULES,
     SECTIONS,
+    SINCE,
     UNSUPPORTED_KINDS,
     Support,
     field_rows,
@@ -40,8 +42,17 @@ def _all_rule_paths() -> set[str]:
 
 
 def test_every_rule_names_a_field_the_models_have() -> None:
-    stale = sorted(set(RULES) - _all_rule_paths())
+    stale = sorted((set(RULES) | set(SINCE) | set(CHANGED)) - _all_rule_paths())
     assert stale == [], f"rules for fields no model has: {stale}"
+
+
+def test_every_new_field_is_listed_with_its_version() -> None:
+    document = DOC.read_text()
+    assert "| `spec.placement.workloadAffinity` | v1.17+ |" in document
+    assert "| `spec.placement.workloadAffinity.affinity.groupByLabelKey` | v1.17+ |" in document
+    assert "| `spec.placement.clusterAffinities.overflowAffinities` | v1.18+ |" in document
+    assert "| `spec.placement.clusterAffinities.overflowAffinities.affinityName` | v1.18+ |" in document
+    assert "| `spec.placement.clusterAffinity` | all |" in document
 
 
 def test_the_walk_sees_nested_fields_and_every_kind() -> None:
@@ -53,8 +64,8 @@ def test_the_walk_sees_nested_fields_and_every_kind() -> None:
     assert "Cluster.status.resourceSummary.allocatableModelings.count" in paths
     assert "ResourceInterpreterCustomization.spec.customizations.componentResource.luaScript" in paths
     assert "FederatedResourceQuota.spec.staticAssignments.hard" in paths
-    # a model reached twice (overflowAffinities is a list of ClusterAffinityTerm) is still listed once more
-    assert "PropagationPolicy.spec.placement.clusterAffinities.overflowAffinities" in paths
+    assert "PropagationPolicy.spec.placement.clusterAffinities.overflowAffinities.affinityName" in paths
+    assert "PropagationPolicy.spec.placement.workloadAffinity.antiAffinity.groupByLabelKey" in paths
 
 
 def _model_accepts_only_listed_fields(model: type[BaseModel]) -> bool:
@@ -70,7 +81,7 @@ def test_an_unlisted_field_is_rejected_by_every_model_in_the_table() -> None:
 
 WARNED_SAMPLES: dict[str, dict[str, Any]] = {
     "PropagationPolicy.spec.placement.workloadAffinity": {
-        "placement": {"workloadAffinity": {"affinity": {"affinityLabelKey": "app.example.com/group"}}}
+        "placement": {"workloadAffinity": {"affinity": {"groupByLabelKey": "app.example.com/group"}}}
     },
 }
 

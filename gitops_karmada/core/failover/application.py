@@ -27,7 +27,10 @@ if TYPE_CHECKING:
     from datetime import datetime
 
 RESOURCE_UNHEALTHY = "Unhealthy"
+_FORGOTTEN_HEALTH = frozenset({"Healthy", "Unknown"})
 DEFAULT_TOLERATION_SECONDS = 300
+AFTER_DEADLINE_SECONDS = 1
+"""How long after a deadline reached exactly the next look comes (times here are whole seconds)."""
 
 
 class ApplicationFailoverError(ValueError):
@@ -75,7 +78,7 @@ def _task(
     if injection_gate and behavior.state_preservation is not None and behavior.state_preservation.rules:
         update |= _preserved(behavior.state_preservation, observed, cluster, clusters_before)
     mode = canonical_purge_mode(behavior.purge_mode)
-    if mode in (PurgeMode.GRACEFULLY, PurgeMode.NEVER) and not graceful_eviction_gate:
+    if mode is PurgeMode.GRACEFULLY and not graceful_eviction_gate:
         raise ApplicationFailoverError(
             f"GracefulEviction featureGate must be enabled when purgeMode is {behavior.purge_mode or mode}"
         )
@@ -131,7 +134,9 @@ def run_application_failover(
     unhealthy = [
         i.cluster_name for i in observed if i.health == RESOURCE_UNHEALTHY and i.cluster_name not in in_tasks
     ]
-    others = {i.cluster_name for i in observed} - set(unhealthy)
+    # ``distinguishUnhealthyClustersWithOthers``: only a Healthy or Unknown report makes it forget a
+    # cluster (an Unhealthy one with an eviction task keeps its time)
+    others = {i.cluster_name for i in observed if i.health in _FORGOTTEN_HEALTH}
     memory = dict(unhealthy_since)
     requeue: float | None = None
     due: list[str] = []
@@ -144,11 +149,12 @@ def run_application_failover(
         if now > since + seconds(toleration):
             due.append(cluster)
         else:
-            # Karmada truncates the elapsed time to whole seconds
-            left = toleration - int((now - since).total_seconds())
+            # Karmada truncates the elapsed time to whole seconds; at the deadline itself nothing is due
+            # yet ("strictly after"), so the next look is a second later, never "now" again
+            left = max(toleration - int((now - since).total_seconds()), AFTER_DEADLINE_SECONDS)
             requeue = left if requeue is None else min(requeue, left)
-    scheduled = {c.name for c in spec.clusters}
     clusters_before = tuple(c.name for c in spec.clusters)
+    before = set(clusters_before)
     result = spec
     try:
         for cluster in due:
@@ -166,11 +172,13 @@ def run_application_failover(
         return ApplicationFailoverResult(
             spec, unhealthy_since=dict(sorted(memory.items())), error=str(problem)
         )
-    # forget clusters no longer scheduled and those not unhealthy (or already being evicted)
+    # ``deleteIrrelevantClusters``: forget clusters no longer scheduled once the binding is updated (those
+    # just evicted included) and those reporting Healthy or Unknown
+    scheduled = {c.name for c in result.clusters}
     memory = {c: t for c, t in memory.items() if c in scheduled and c not in others}
     return ApplicationFailoverResult(
         result,
-        evicted_clusters=tuple(c for c in due if c in scheduled),
+        evicted_clusters=tuple(c for c in due if c in before),
         requeue_after_seconds=float(requeue or 0),
         unhealthy_since=dict(sorted(memory.items())),
     )

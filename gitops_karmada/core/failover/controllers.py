@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.binding import UNHEALTHY_SINCE_ANNOTATION
 from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
 from gitops_karmada.core.failover.application import (
+    AFTER_DEADLINE_SECONDS,
     DEFAULT_TOLERATION_SECONDS,
     ApplicationFailoverResult,
     run_application_failover,
@@ -389,7 +390,8 @@ def _application_pending(
         PendingEviction(
             identity,
             cluster,
-            format_time(max(parse_time(since) + seconds(toleration), now)),
+            # evicted once the toleration has passed ("strictly after"): the next whole second
+            format_time(max(parse_time(since) + seconds(toleration + AFTER_DEADLINE_SECONDS), now)),
             "the application stays unhealthy past its tolerationSeconds",
         )
         for cluster, since in sorted(result.unhealthy_since.items())

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from gitops_karmada.model.bindings import AggregatedStatusItem, GracefulEvictionTask, TargetCluster
 
 RESOURCE_HEALTHY = "Healthy"
+AFTER_DEADLINE_SECONDS = 1.0
+"""How long after a deadline reached exactly the next look comes (times here are whole seconds)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,8 @@ def assess_eviction_tasks(
 def next_retry_seconds(
     tasks: Sequence[GracefulEvictionTask], default_timeout_seconds: float, now: datetime
 ) -> float:
-    """The earliest remaining timeout over tasks not under the user's control (0: none)."""
+    """The earliest remaining timeout over tasks not under the user's control (0: none). A timeout reached
+    exactly ends the task only once passed ("strictly after"): the next look is then a second later."""
     remaining = [
         (
             parse_time(task.creation_timestamp) + seconds(_timeout(task, default_timeout_seconds)) - now
@@ -101,4 +104,4 @@ def next_retry_seconds(
         for task in tasks
         if task.suppress_deletion is None and task.creation_timestamp is not None
     ]
-    return min(remaining) if remaining else 0
+    return max(min(remaining), AFTER_DEADLINE_SECONDS) if remaining else 0

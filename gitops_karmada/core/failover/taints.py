@@ -11,6 +11,8 @@ from the Ready condition are ``core.observed.conditions``):
 
 from __future__ import annotations
 
+import enum
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -22,9 +24,10 @@ from gitops_karmada.core.failover.evict import (
 )
 from gitops_karmada.core.failover.purge import canonical_purge_mode, flag_purge_mode
 from gitops_karmada.core.scheduler.filters import tolerates
-from gitops_karmada.core.selectors import cluster_matches
+from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.base import Taint, TaintEffect, Toleration, TolerationOperator
 from gitops_karmada.model.bindings import GracefulEvictionTask
+from gitops_karmada.model.policies import Placement
 from gitops_karmada.model.taint_policies import MatchConditionOperator
 from gitops_karmada.model.wellknown import NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY
 
@@ -87,6 +90,7 @@ def apply_taint_policies(
     policies: Sequence[ClusterTaintPolicy],
     added: Mapping[str, Sequence[Taint]],
     now: datetime,
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> tuple[tuple[Cluster, ...], dict[str, tuple[Taint, ...]]]:
     """Every cluster with the taints the policies keep on it, and those taints by cluster (the state a
     later run starts from: a taint stays until a policy's removeOnConditions match, even when the policy
@@ -98,7 +102,7 @@ def apply_taint_policies(
         conditions = {c.type: c.status for c in cluster.status.conditions}
         for policy in policies:
             target = policy.spec.target_clusters
-            if target is None or cluster_matches(cluster, target):
+            if target is None or cluster_matches(cluster, target, zones):
                 taints = apply_taint_policy(taints, conditions, policy, now)
         if taints:
             kept[cluster.name] = taints
@@ -152,6 +156,46 @@ def no_execute_decision(
     if remaining <= 0:
         return TaintDecision(True, 0)
     return TaintDecision(False, remaining)
+
+
+APPLIED_PLACEMENT_ANNOTATION = "policy.karmada.io/applied-placement"
+
+
+class EnqueueAction(enum.StrEnum):
+    SKIP = "skip"
+    IMMEDIATE = "immediate"
+    DELAYED = "delayed"
+
+
+@dataclass(frozen=True, slots=True)
+class EnqueueDecision:
+    """When the taint manager looks at a binding on a NoExecute-tainted cluster (``at``: for DELAYED)."""
+
+    action: EnqueueAction
+    at: datetime | None = None
+
+
+def enqueue_decision(
+    now: datetime, taints: Iterable[Taint], annotations: Mapping[str, str]
+) -> EnqueueDecision:
+    """``enqueueBinding`` (v1.19; back-ported to v1.16.8, v1.17.5, v1.18.2): a binding whose placement
+    tolerates every NoExecute taint of the cluster for ever is not checked at all (it was every 10 s); one
+    that tolerates them for a while is checked when the earliest toleration runs out; one without a readable
+    applied placement, or with a taint it does not tolerate, at once. The eviction decision itself is
+    ``no_execute_decision``."""
+    no_execute = [t for t in taints if t.effect is TaintEffect.NO_EXECUTE]
+    if not no_execute:
+        return EnqueueDecision(EnqueueAction.SKIP)
+    try:
+        placement = Placement.model_validate(json.loads(annotations[APPLIED_PLACEMENT_ANNOTATION]))
+    except (KeyError, ValueError):
+        return EnqueueDecision(EnqueueAction.IMMEDIATE)
+    decision = no_execute_decision(no_execute, placement.cluster_tolerations, now)
+    if decision.evict:
+        return EnqueueDecision(EnqueueAction.IMMEDIATE)
+    if decision.evict_after_seconds is None:
+        return EnqueueDecision(EnqueueAction.SKIP)
+    return EnqueueDecision(EnqueueAction.DELAYED, now + seconds(decision.evict_after_seconds))
 
 
 def cluster_failover_purge_mode(failover: FailoverBehavior | None, flag_value: str) -> PurgeMode:

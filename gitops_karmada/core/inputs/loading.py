@@ -20,9 +20,11 @@ from pydantic import BaseModel, ValidationError
 from gitops_karmada.core.codecs.serialize import load_yaml_documents
 from gitops_karmada.core.codecs.yaml_input import LoadedDocument
 from gitops_karmada.core.defaults import default_policy
+from gitops_karmada.core.failover.purge import canonical_purge_mode, renamed_purge_modes
 from gitops_karmada.core.inputs.external_sources import CHART_FILE, GeneratedSource, source_plan
 from gitops_karmada.core.inputs.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.inputs.scope import ScopeIndex, crd_scopes
+from gitops_karmada.core.inputs.webhook import FieldError, validate_override_spec, validate_propagation_spec
 from gitops_karmada.core.layout import RepoLayout, config_path, name_problem, namespace_problem
 from gitops_karmada.core.quota import validate_federated_resource_quota
 from gitops_karmada.core.run_memo import RunMemo
@@ -43,6 +45,7 @@ from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationPolicy
 from gitops_karmada.model.quotas import FederatedResourceQuota
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
+from gitops_karmada.model.versions import KarmadaVersion
 from gitops_karmada.model.wellknown import CONFIG_FILE
 
 DEFAULT_NAMESPACE = "default"
@@ -478,6 +481,7 @@ def _parse_karmada(
             collector.diagnostics.append(error(problem, source, f"{prefix}metadata.namespace"))
             return
         obj = obj.model_copy(update={"metadata": obj.metadata.model_copy(update={"namespace": namespace})})
+        # (the API server drops a cluster-scoped kind's namespace; its webhook sees none)
     elif obj.metadata.namespace:
         collector.diagnostics.append(
             warning(
@@ -486,7 +490,56 @@ def _parse_karmada(
                 f"{prefix}metadata.namespace",
             )
         )
+    rejected = admission_errors(obj, collector.config)
+    for refusal in rejected:
+        collector.diagnostics.append(error(refusal.message, source, f"{prefix}{refusal.path}"))
+    if rejected:
+        return
+    if isinstance(obj, PropagationPolicy | ClusterPropagationPolicy) and obj.spec.failover is not None:
+        obj = _with_current_purge_modes(obj, source, prefix, collector)
     collector.karmada.setdefault(model, []).append((obj, source))
+
+
+def _with_current_purge_modes(
+    policy: PropagationPolicy | ClusterPropagationPolicy,
+    source: SourceRef,
+    prefix: str,
+    collector: _Collector,
+) -> PropagationPolicy | ClusterPropagationPolicy:
+    """The policy with the purge modes Karmada v1.19 removed written by their current names, and a
+    warning per rename."""
+    assert policy.spec.failover is not None
+    failover, renamed = renamed_purge_modes(policy.spec.failover)
+    version = collector.config.karmada_version
+    for where, old in renamed:
+        new = canonical_purge_mode(old).value
+        removed = (
+            f"Karmada {version.value} rejects it"
+            if version.at_least(KarmadaVersion.V1_19)
+            else "Karmada v1.19 removes it"
+        )
+        collector.diagnostics.append(
+            warning(
+                f"purgeMode {old.value} is the deprecated name of {new} ({removed}): read as {new}; "
+                f"write {new}",
+                source,
+                f"{prefix}spec.failover.{where}",
+            )
+        )
+    if not renamed:
+        return policy
+    return policy.model_copy(update={"spec": policy.spec.model_copy(update={"failover": failover})})
+
+
+def admission_errors(obj: KarmadaObject, config: ToolConfig) -> list[FieldError]:
+    """What Karmada's validating webhook of the version followed rejects in ``obj`` beyond its model's own
+    rules (``core.inputs.webhook``): the policy's namespace, fields across the spec, version boundaries."""
+    version = config.karmada_version
+    if isinstance(obj, PropagationPolicy | ClusterPropagationPolicy):
+        return validate_propagation_spec(obj.spec, obj.namespace, version)
+    if isinstance(obj, OverridePolicy | ClusterOverridePolicy):
+        return validate_override_spec(obj.spec, obj.namespace, version)
+    return []
 
 
 _PYDANTIC_MESSAGES: dict[str, Callable[[Mapping[str, Any]], str]] = {

@@ -20,6 +20,7 @@ from gitops_karmada.core.interpreter.operations import DependentObjectReference,
 from gitops_karmada.core.interpreter.scripted import ScriptedInterpreter
 from gitops_karmada.core.interpreter.thirdparty import builtin_script_sets
 from gitops_karmada.core.interpreter.unstructured import describe
+from gitops_karmada.model.versions import NEWEST_VERSION, KarmadaVersion
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -51,10 +52,13 @@ class ResourceInterpreter:
         *,
         resource_quota_estimate: bool = False,
         limits: LuaLimits = DEFAULT_LUA_LIMITS,
+        karmada_version: KarmadaVersion = NEWEST_VERSION,
     ) -> None:
-        """``resource_quota_estimate`` is gate ResourceQuotaEstimate (requirements get priorityClassName)."""
+        """``resource_quota_estimate`` is gate ResourceQuotaEstimate (requirements get priorityClassName);
+        ``karmada_version``: whose built-in interpreters answer (RayService from v1.17, FlinkDeployment's
+        v1.18 health rules)."""
 
-        self._arguments = (tuple(customizations), resource_quota_estimate, limits)
+        self._arguments = (tuple(customizations), resource_quota_estimate, limits, karmada_version)
 
         def sandbox() -> LuaSandbox:
             return LuaSandbox(limits, resource_quota_estimate=resource_quota_estimate)
@@ -62,15 +66,18 @@ class ResourceInterpreter:
         self._layers: tuple[_Layer, ...] = (
             # one runtime per customized kind: a script that exhausts memory only takes its own down
             ScriptedInterpreter(merge_customizations(customizations), sandbox, shared_sandbox=False),
-            ScriptedInterpreter(builtin_script_sets(), sandbox, shared_sandbox=True),
+            ScriptedInterpreter(builtin_script_sets(karmada_version), sandbox, shared_sandbox=True),
             NativeInterpreter(resource_quota_estimate=resource_quota_estimate),
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its arguments (Lua runtimes cannot cross processes): a copy starts with fresh ones."""
-        customizations, resource_quota_estimate, limits = self._arguments
+        customizations, resource_quota_estimate, limits, karmada_version = self._arguments
         rebuild = functools.partial(
-            ResourceInterpreter, resource_quota_estimate=resource_quota_estimate, limits=limits
+            ResourceInterpreter,
+            resource_quota_estimate=resource_quota_estimate,
+            limits=limits,
+            karmada_version=karmada_version,
         )
         return (rebuild, (customizations,))
 

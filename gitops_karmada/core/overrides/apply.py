@@ -31,6 +31,7 @@ from gitops_karmada.core.overrides.selection import (
     namespaced_overriders,
 )
 from gitops_karmada.core.overrides.workloads import containers_fields, normalize_json_value
+from gitops_karmada.core.selectors import ZoneMatching
 from gitops_karmada.model.keys import ObjectKey
 
 if TYPE_CHECKING:
@@ -224,19 +225,21 @@ def apply_overrides(
     *,
     owned: bool = False,
     rankings: Rankings | None = None,
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> OverrideResult:
     """Karmada's ``ApplyOverridePolicies`` for ``obj`` on ``cluster``; ``obj`` is not mutated, unless
     ``owned``: a copy made of dicts and lists that the caller gives up (it becomes the result's object; a
     rendering's copy, which would otherwise be copied a second time). ``rankings``: kept by the caller
-    across the clusters of one template, with the same policies (``selection.Rankings``)."""
+    across the clusters of one template, with the same policies (``selection.Rankings``). ``zones``: how a
+    rule's ``zone In`` matches a multi-zone cluster (the Karmada version followed)."""
     working: dict[str, Any] = obj if owned and isinstance(obj, dict) else thaw(obj)
     run = _Run(working=working, cluster=cluster.name, template=template_name(obj))
     applied_cluster: list[AppliedOverride] = []
-    for block in cluster_overriders(run.working, cluster, cluster_override_policies, rankings):
+    for block in cluster_overriders(run.working, cluster, cluster_override_policies, rankings, zones):
         run.apply_block(block)
         applied_cluster.append(AppliedOverride(policy_name=block.policy.name, overriders=block.overriders))
     applied: list[AppliedOverride] = []
-    for block in namespaced_overriders(run.working, cluster, override_policies, rankings):
+    for block in namespaced_overriders(run.working, cluster, override_policies, rankings, zones):
         run.apply_block(block)
         applied.append(AppliedOverride(policy_name=block.policy.name, overriders=block.overriders))
     return OverrideResult(

@@ -78,7 +78,7 @@ def apply_field_overrider(obj: dict[str, Any], overrider: FieldOverrider) -> Fie
     elif overrider.json_:
         document = current
         patched = new_text = _patch(document, overrider, overrider.json_, "JSON")
-    else:  # rejected by validation; Karmada would write the empty string
+    else:  # neither json nor yaml: before v1.18 Karmada accepted it and wrote the empty string
         document = patched = new_text = ""
     pointer_set(obj, path, new_text)
     return FieldOverrideOutcome(current, new_text, _document_changes(document, patched))

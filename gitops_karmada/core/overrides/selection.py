@@ -17,7 +17,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.core.overrides.provenance import PolicyKind, PolicyRef
-from gitops_karmada.core.selectors import ImplicitPriority, cluster_matches, resource_match_selectors_priority
+from gitops_karmada.core.selectors import (
+    ImplicitPriority,
+    ZoneMatching,
+    cluster_matches,
+    resource_match_selectors_priority,
+)
 from gitops_karmada.model.overrides import (
     AnyOverridePolicy,
     ClusterOverridePolicy,
@@ -132,6 +137,7 @@ def _ordered_overriders(
     policies: Sequence[AnyOverridePolicy],
     rankings: Rankings | None = None,
     stage: str = "",
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> tuple[MatchedOverriders, ...]:
     matching = _ranking(obj, policies, rankings, stage)
     blocks = []
@@ -145,7 +151,7 @@ def _ordered_overriders(
         else:
             rules = [(0, spec.target_cluster, spec.overriders or Overriders())]
         for index, target, overriders in rules:
-            if target is None or cluster_matches(cluster, target):
+            if target is None or cluster_matches(cluster, target, zones):
                 blocks.append(
                     MatchedOverriders(
                         policy=policy,
@@ -163,10 +169,12 @@ def cluster_overriders(
     cluster: Cluster,
     cluster_override_policies: Sequence[ClusterOverridePolicy],
     rankings: Rankings | None = None,
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> tuple[MatchedOverriders, ...]:
     """The ClusterOverridePolicy rules for ``obj`` on ``cluster``, in application order (``rankings``:
-    those made for the same template and policies, see ``Rankings``)."""
-    return _ordered_overriders(obj, cluster, cluster_override_policies, rankings, "cluster")
+    those made for the same template and policies, see ``Rankings``; ``zones``: how a rule's ``zone In``
+    matches a multi-zone cluster)."""
+    return _ordered_overriders(obj, cluster, cluster_override_policies, rankings, "cluster", zones)
 
 
 def namespaced_overriders(
@@ -174,13 +182,14 @@ def namespaced_overriders(
     cluster: Cluster,
     override_policies: Sequence[OverridePolicy],
     rankings: Rankings | None = None,
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> tuple[MatchedOverriders, ...]:
     """The rules of the OverridePolicies in ``obj``'s namespace (none for cluster-scoped objects)."""
     namespace = namespace_of(obj)
     if not namespace:
         return ()
     mine = [p for p in override_policies if p.namespace == namespace]
-    return _ordered_overriders(obj, cluster, mine, rankings, "namespaced")
+    return _ordered_overriders(obj, cluster, mine, rankings, "namespaced", zones)
 
 
 def select_overriders(
@@ -188,14 +197,15 @@ def select_overriders(
     cluster: Cluster,
     cluster_override_policies: Sequence[ClusterOverridePolicy],
     override_policies: Sequence[OverridePolicy],
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> tuple[MatchedOverriders, ...]:
     """All rules that apply to ``obj`` on ``cluster``: ClusterOverridePolicies first, then OverridePolicies.
 
     Evaluated on ``obj`` as given. ``apply_overrides`` matches the OverridePolicies against the object as
     the ClusterOverridePolicies left it, as Karmada does (a label a COP adds can select an OP).
     """
-    return cluster_overriders(obj, cluster, cluster_override_policies) + namespaced_overriders(
-        obj, cluster, override_policies
+    return cluster_overriders(obj, cluster, cluster_override_policies, zones=zones) + namespaced_overriders(
+        obj, cluster, override_policies, zones=zones
     )
 
 

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.scheduler.errors import AssignmentError, UnschedulableError
 from gitops_karmada.core.scheduler.strategy import ReplicaStrategy, replica_strategy
 from gitops_karmada.core.scheduler.webster import Seat, spread_replicas_by_target_clusters
-from gitops_karmada.core.selectors import cluster_matches
+from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.bindings import ComponentAssignment, TargetCluster
+from gitops_karmada.model.versions import NEWEST_VERSION, KarmadaVersion
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -134,7 +135,9 @@ def assign_by_duplicated(candidates: Sequence[ClusterDetail], replicas: int) -> 
 # -- StaticWeight -----------------------------------------------------------------------------------------
 
 
-def static_weights(candidates: Sequence[ClusterDetail], placement: Placement) -> tuple[WeightEntry, ...]:
+def static_weights(
+    candidates: Sequence[ClusterDetail], placement: Placement, zones: ZoneMatching = ZoneMatching.ANY
+) -> tuple[WeightEntry, ...]:
     """getStaticWeightInfoList: per candidate the max weight of the rules matching it; no weightPreference,
     or no rule matching any candidate, gives every candidate weight 1."""
     scheduling = placement.replica_scheduling
@@ -146,7 +149,7 @@ def static_weights(candidates: Sequence[ClusterDetail], placement: Placement) ->
         matched = [
             (index, rule.weight)
             for index, rule in enumerate(preference.static_weight_list)
-            if cluster_matches(candidate.cluster, rule.target_cluster)
+            if cluster_matches(candidate.cluster, rule.target_cluster, zones)
         ]
         if matched:
             weight = max(w for _, w in matched)
@@ -158,12 +161,16 @@ def static_weights(candidates: Sequence[ClusterDetail], placement: Placement) ->
 
 
 def assign_by_static_weight(
-    candidates: Sequence[ClusterDetail], placement: Placement, replicas: int, uid: str = ""
+    candidates: Sequence[ClusterDetail],
+    placement: Placement,
+    replicas: int,
+    uid: str = "",
+    zones: ZoneMatching = ZoneMatching.ANY,
 ) -> DivisionRecord:
     """Webster over the static weights from scratch (the previous result is ignored); 0-seat entries kept."""
     if not candidates:
         raise AssignmentError("no clusters available to schedule")
-    weights = static_weights(candidates, placement)
+    weights = static_weights(candidates, placement, zones)
     dispensed = spread_replicas_by_target_clusters(
         replicas, [_target(w.cluster, w.weight) for w in weights], uid=uid
     )
@@ -255,10 +262,13 @@ def assign_by_dynamic_strategy(
     *,
     fresh: bool = False,
     uid: str = "",
+    stale_weights: bool = False,
 ) -> DivisionRecord:
     """assignByDynamicStrategy: Fresh re-divides everything by (free + own) capacity; Steady keeps the
     previous replicas and divides only a scale-up delta by free capacity, re-divides a scale-down in
-    proportion to the previous counts, and returns an unchanged count as it was."""
+    proportion to the previous counts, and returns an unchanged count as it was. ``stale_weights``
+    (Karmada v1.16): a scale-down weighs every previous cluster, candidates or not (v1.17's 799fa4b32
+    keeps only the clusters still candidates)."""
     names = {c.name for c in candidates}
     scheduled = tuple(c for c in previous if c.name in names)
     assigned = sum(c.replicas for c in scheduled)
@@ -278,7 +288,7 @@ def assign_by_dynamic_strategy(
         )
         source, target = "allocatable + own previous replicas (Fresh)", replicas
     elif direction is ScaleDirection.SCALE_DOWN:
-        available = _sorted_by_replicas(scheduled)
+        available = _sorted_by_replicas(tuple(previous) if stale_weights else scheduled)
         source, target = "previous replicas (scale down)", replicas
     elif direction is ScaleDirection.SCALE_UP:
         available = _sorted_by_replicas([_target(c.name, c.allocatable) for c in candidates])
@@ -324,13 +334,18 @@ class AssignmentInput:
     replicas: int
     has_requirements: bool = False
     components: tuple[ComponentAssignment, ...] = ()
-    """Components copied into each target of a multi-component binding (which is never divided)."""
+    """Components copied into each target of a multi-component binding (which is never divided); empty where
+    Karmada keeps the legacy result (``schedule.target_components``)."""
     component_count: int = 0
     previous: tuple[TargetCluster, ...] = ()
     fresh: bool = False
     uid: str = ""
     overflow: bool = field(default=False)
     """The observed clusterAffinities term has overflow affinities: fill tier by tier."""
+    zones: ZoneMatching = ZoneMatching.ANY
+    """How static weight rules match a multi-zone cluster (the Karmada version followed)."""
+    version: KarmadaVersion = NEWEST_VERSION
+    """The Karmada version followed (v1.16's scale-down weights)."""
 
 
 def is_workload(given: AssignmentInput) -> bool:
@@ -344,10 +359,16 @@ def _divide(candidates: Sequence[ClusterDetail], given: AssignmentInput, replica
         case ReplicaStrategy.DUPLICATED:
             return assign_by_duplicated(candidates, replicas)
         case ReplicaStrategy.STATIC_WEIGHT:
-            return assign_by_static_weight(candidates, given.placement, replicas, given.uid)
+            return assign_by_static_weight(candidates, given.placement, replicas, given.uid, given.zones)
         case _:
             return assign_by_dynamic_strategy(
-                candidates, strategy, replicas, given.previous, fresh=given.fresh, uid=given.uid
+                candidates,
+                strategy,
+                replicas,
+                given.previous,
+                fresh=given.fresh,
+                uid=given.uid,
+                stale_weights=not given.version.at_least(KarmadaVersion.V1_17),
             )
 
 
@@ -391,10 +412,11 @@ def assign_replicas(candidates: Sequence[ClusterDetail], given: AssignmentInput)
     if not candidates:
         raise AssignmentError("no clusters available to schedule")
     if not is_workload(given):
-        # per-cluster components are recorded only for a workload of more than one component (Karmada)
+        # per-cluster components only where ``schedule.target_components`` gives them (v1.19, gate on, more
+        # than one component, applicable)
         result = tuple(
             TargetCluster(name=c.name, components=given.components)
-            if given.component_count > 1
+            if given.components
             else TargetCluster(name=c.name)
             for c in candidates
         )
@@ -420,3 +442,10 @@ def divide_job_completions(
 ) -> tuple[TargetCluster, ...]:
     """divideReplicasByJobCompletions: Webster over the assigned replicas as weights (0 entries kept)."""
     return spread_replicas_by_target_clusters(completions, targets, uid=uid).clusters
+
+
+def job_completions_map(divided: Sequence[TargetCluster]) -> dict[str, int]:
+    """``buildJobCompletionsMap`` (v1.18.0; v1.16.5, v1.17.2): each cluster's completions by its name. The
+    dispenser returns clusters by name while the binding lists them in schedule order; before the fix the
+    completions were taken by position, so clusters got each other's."""
+    return {target.name: target.replicas for target in divided}

@@ -49,6 +49,7 @@ class ResourceModelError(SchedulingError):
 class AssumedComponent:
     replicas: int
     resource_request: Mapping[str, Quantity]
+    name: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,13 +211,30 @@ def _assumed_pods(assumed: Sequence[AssumedWorkload]) -> int:
 
 
 def _assumed_quantity(assumed: Sequence[AssumedWorkload], resource: str) -> Quantity:
+    """Σ replicas × request: cpu exact (milli-units), every other request first rounded up to a whole unit."""
     total = _ZERO
     for workload in assumed:
         for component in workload.components:
             request = component.resource_request.get(resource)
             if request is not None:
-                total = total + request.times(component.replicas)
+                whole = request if resource == "cpu" else Quantity(request.ceil_value(), request.format)
+                total = total + whole.times(component.replicas)
     return total
+
+
+def deduct_assumed_workloads(
+    allocating: Mapping[str, Quantity] | None, assumed: Sequence[AssumedWorkload]
+) -> dict[str, Quantity]:
+    """``deductAssumedWorkloadsFromSummary``: a copy of ``allocating`` with the assumed workloads' pods and
+    requests added (existing values accumulate)."""
+    found = dict(allocating or {})
+    pods = _assumed_pods(assumed)
+    if pods:
+        found["pods"] = found.get("pods", _ZERO) + Quantity(pods)
+    resources = sorted({r for w in assumed for c in w.components for r in c.resource_request})
+    for resource in resources:
+        found[resource] = found.get(resource, _ZERO) + _assumed_quantity(assumed, resource)
+    return found
 
 
 def pod_slots(summary: ResourceSummary, assumed: Sequence[AssumedWorkload] = ()) -> PodSlots:
@@ -380,6 +398,7 @@ def max_replicas_by_resource_models(cluster: Cluster, request: Mapping[str, Quan
 def _summary_and_slots(
     cluster: Cluster, unit: str, assumed: Sequence[AssumedWorkload]
 ) -> tuple[ResourceSummary, PodSlots] | GeneralEstimate:
+    """``assumed``: what the summary is to count as allocating (empty unless the gate deducts)."""
     """The summary and free pod slots both estimates start from, or the zero answer when either is missing."""
     summary = cluster.status.resource_summary
     if summary is None:
@@ -409,15 +428,20 @@ def estimate_replicas(
     *,
     customized_modeling: bool = True,
     assumed: Sequence[AssumedWorkload] = (),
+    deduct: bool = True,
 ) -> GeneralEstimate:
     """GeneralEstimator.maxAvailableReplicas for one cluster, explained.
+
+    ``assumed`` workloads are pre-placed on the resource-model nodes, and with ``deduct`` (gate
+    SchedulingOvercommitProtection) also counted as allocating in the summary (spec §6.2).
 
     With the CustomizedClusterResourceModeling gate and ``allocatableModelings`` reported, the resource-model
     answer (capped by pod slots) is final: the per-resource summary bound is not applied on that path, as in
     Karmada. Unusable models fall through to the summary.
     """
     unit = "replicas"
-    start = _summary_and_slots(cluster, unit, assumed)
+    counted = assumed if deduct else ()
+    start = _summary_and_slots(cluster, unit, counted)
     if isinstance(start, GeneralEstimate):
         return start
     summary, slots = start
@@ -448,7 +472,7 @@ def estimate_replicas(
                 pod_slots=slots,
                 models=models,
             )
-    by_summary, bounds = summary_bounds(summary, request, assumed)
+    by_summary, bounds = summary_bounds(summary, request, counted)
     value = slots.allowed if by_summary is None else min(by_summary, slots.allowed)
     return GeneralEstimate(
         cluster=cluster.name,
@@ -510,14 +534,18 @@ def estimate_component_sets(
     *,
     customized_modeling: bool = True,
     assumed: Sequence[AssumedWorkload] = (),
+    deduct: bool = True,
 ) -> GeneralEstimate:
     """GeneralEstimator.maxAvailableComponentSets for one cluster, explained (interpreters spec §3.2).
+
+    ``assumed`` and ``deduct`` as for ``estimate_replicas``.
 
     Units follow Karmada: a DecimalSI quantity (``2G``, a bare number) counts in milli-units, a BinarySI
     one (``2Gi``) in whole units, each side converted by its own format.
     """
     unit = "sets"
-    start = _summary_and_slots(cluster, unit, assumed)
+    counted = assumed if deduct else ()
+    start = _summary_and_slots(cluster, unit, counted)
     if isinstance(start, GeneralEstimate):
         return start
     summary, slots = start
@@ -538,8 +566,8 @@ def estimate_component_sets(
         if need <= 0:
             continue
         available = _available(summary, resource)
-        if available is not None and assumed:
-            available = available - _assumed_quantity(assumed, resource)
+        if available is not None and counted:
+            available = available - _assumed_quantity(counted, resource)
         available_units = _format_units(available) if available is not None else 0
         allows = max(available_units, 0) // need
         bounds.append(
@@ -584,6 +612,9 @@ class GeneralEstimator:
     name: ClassVar[str] = "general"
     customized_modeling: bool = True
     assumed: Mapping[str, tuple[AssumedWorkload, ...]] = field(default_factory=dict)
+    overcommit_protection: bool = True
+    """Gate SchedulingOvercommitProtection: the summary counts ``assumed`` as allocating (the resource-model
+    nodes are pre-filled with it either way, as upstream)."""
 
     def max_available_replicas(
         self, cluster: Cluster, requirements: ReplicaRequirements | None
@@ -599,6 +630,7 @@ class GeneralEstimator:
             requirements,
             customized_modeling=self.customized_modeling,
             assumed=self.assumed.get(cluster.name, ()),
+            deduct=self.overcommit_protection,
         )
 
     def explain_component_sets(self, cluster: Cluster, components: Sequence[Component]) -> GeneralEstimate:
@@ -607,6 +639,7 @@ class GeneralEstimator:
             components,
             customized_modeling=self.customized_modeling,
             assumed=self.assumed.get(cluster.name, ()),
+            deduct=self.overcommit_protection,
         )
 
 

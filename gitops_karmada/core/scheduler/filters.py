@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.selectors import cluster_matches
+from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.base import Taint, Toleration, TolerationOperator
 from gitops_karmada.model.policies import ClusterAffinity, Placement, SpreadConstraint, SpreadFieldValue
 
@@ -85,6 +85,8 @@ def tolerates(toleration: Toleration, taint: Taint) -> bool:
         return False
     if toleration.operator is TolerationOperator.EXISTS:
         return True
+    if toleration.operator in (TolerationOperator.LESS_THAN, TolerationOperator.GREATER_THAN):
+        return False  # Karmada matches with the comparison operators disabled (spec §7.2)
     return toleration.value == taint.value  # operator Equal or empty
 
 
@@ -132,38 +134,47 @@ class AffinityInForce:
     term_name: str = ""
     primary: ClusterAffinity | None = None
     overflow: tuple[ClusterAffinity, ...] = ()
+    zones: ZoneMatching = ZoneMatching.ANY
+    """How ``zone In`` matches a multi-zone cluster (the Karmada version followed)."""
 
 
-def affinity_in_force(placement: Placement, observed_name: str, is_workload: bool) -> AffinityInForce:
+def affinity_in_force(
+    placement: Placement, observed_name: str, is_workload: bool, zones: ZoneMatching = ZoneMatching.ANY
+) -> AffinityInForce:
     """``clusterAffinity`` if set; else the ``clusterAffinities`` term named ``observed_name`` (its overflow
     affinities OR-ed in for workloads); no such term or neither field → no restriction."""
     if placement.cluster_affinity is not None:
-        return AffinityInForce(primary=placement.cluster_affinity)
+        return AffinityInForce(primary=placement.cluster_affinity, zones=zones)
     for term in placement.cluster_affinities:
         if term.affinity_name == observed_name:
             return AffinityInForce(
                 term_name=term.affinity_name,
                 primary=term,
-                overflow=term.overflow_affinities if is_workload else (),
+                overflow=(term.overflow_affinities or ()) if is_workload else (),
+                zones=zones,
             )
-    return AffinityInForce()
+    return AffinityInForce(zones=zones)
 
 
 def cluster_affinity_reason(cluster: Cluster, affinity: AffinityInForce) -> str:
     """ClusterAffinity's rejection reason, or ""."""
-    if affinity.primary is None or cluster_matches(cluster, affinity.primary):
+    if affinity.primary is None or cluster_matches(cluster, affinity.primary, affinity.zones):
         return ""
-    if any(cluster_matches(cluster, overflow) for overflow in affinity.overflow):
+    if any(cluster_matches(cluster, overflow, affinity.zones) for overflow in affinity.overflow):
         return ""
     return AFFINITY_REASON
 
 
 def overflow_order(cluster: Cluster, affinity: AffinityInForce) -> int:
     """0 for the primary affinity, i+1 for the first overflow affinity i matched, 1000 otherwise."""
-    if not affinity.overflow or affinity.primary is None or cluster_matches(cluster, affinity.primary):
+    if (
+        not affinity.overflow
+        or affinity.primary is None
+        or cluster_matches(cluster, affinity.primary, affinity.zones)
+    ):
         return 0
     for index, overflow in enumerate(affinity.overflow):
-        if cluster_matches(cluster, overflow):
+        if cluster_matches(cluster, overflow, affinity.zones):
             return index + 1
     return NO_OVERFLOW
 

@@ -7,7 +7,7 @@ term from the observed one on until a term succeeds (``scheduler.go``). Pure: pl
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from gitops_karmada.core.defaults import default_placement
 from gitops_karmada.core.scheduler.cluster_index import ClusterFacts, ClusterIndex
@@ -42,12 +42,14 @@ from gitops_karmada.core.scheduler.spread import (
     sort_clusters,
 )
 from gitops_karmada.core.scheduler.webster import is_uid_hash_odd
+from gitops_karmada.core.selectors import ZoneMatching
 from gitops_karmada.model.bindings import Component, ComponentAssignment, ReplicaRequirements, TargetCluster
 from gitops_karmada.model.config import KARMADA_DEFAULT_GATES, FeatureGate
 from gitops_karmada.model.policies import Placement, SpreadFieldValue
+from gitops_karmada.model.versions import NEWEST_VERSION, KarmadaVersion
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable, Mapping, Sequence
+    from collections.abc import Callable, Hashable, Mapping, Sequence
 
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.keys import ObjectKey
@@ -104,6 +106,7 @@ class _Run:
     enable_empty_workload_propagation: bool
     previous_names: frozenset[str]
     previous_replicas: Mapping[str, int]
+    version: KarmadaVersion
 
     def gate(self, gate: FeatureGate) -> bool:
         return self.gates.get(gate, KARMADA_DEFAULT_GATES[gate])
@@ -116,8 +119,10 @@ def schedule(
     gates: Mapping[FeatureGate, bool],
     estimators: Sequence[Estimator] = (),
     enable_empty_workload_propagation: bool = False,
+    version: KarmadaVersion = NEWEST_VERSION,
 ) -> ScheduleResult:
-    """Schedule one binding over the fleet; never raises for a placement that does not fit.
+    """Schedule one binding over the fleet, as the Karmada ``version`` followed does; never raises for a
+    placement that does not fit.
 
     ``clusters`` may be a ``ClusterIndex`` built once for many calls (recommended for a whole repository).
     ``gates`` missing a key take Karmada's default. ``estimators`` are consulted besides the general one; per
@@ -133,29 +138,79 @@ def schedule(
         enable_empty_workload_propagation=enable_empty_workload_propagation,
         previous_names=frozenset(c.name for c in request.previous_clusters),
         previous_replicas={c.name: c.replicas for c in request.previous_clusters},
+        version=version,
     )
     terms = run.placement.cluster_affinities
     if not terms:
         attempt = _shared_attempt(run, request.observed_affinity_name, term_name=None)
         return _result(run, (attempt,), attempt, request.observed_affinity_name, affinity_start="")
-    names = [t.affinity_name for t in terms]
-    if request.reschedule:
+    attempts: list[ScheduleAttempt] = []
+
+    def attempt_term(name: str) -> ScheduleAttempt | None:
+        attempt = _shared_attempt(run, name, term_name=name)
+        attempts.append(attempt)
+        return attempt if attempt.succeeded else None
+
+    walk = walk_cluster_affinities(
+        [t.affinity_name for t in terms],
+        request.observed_affinity_name,
+        reschedule_required=request.reschedule,
+        version=version,
+        attempt=attempt_term,
+    )
+    if walk.result is not None and walk.chosen is not None:
+        return _result(run, tuple(attempts), walk.result, walk.chosen, affinity_start=walk.why)
+    # every term failed: Karmada reports the first error and keeps the observed name
+    return _result(run, tuple(attempts), attempts[0], request.observed_affinity_name, affinity_start=walk.why)
+
+
+_R = TypeVar("_R")
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityWalk(Generic[_R]):
+    """How the clusterAffinities terms were tried: from ``start`` on, until one gave a ``result``."""
+
+    start: int
+    why: str
+    result: _R | None
+    chosen: str | None
+    """The term that succeeded (None: every term tried failed)."""
+    observed_name_patch: str | None
+    """``status.schedulerObservingAffinityName`` to write: the chosen term if it changed (None: no patch)."""
+
+
+def walk_cluster_affinities(
+    names: Sequence[str],
+    observed: str,
+    *,
+    reschedule_required: bool,
+    version: KarmadaVersion,
+    attempt: Callable[[str], _R | None],
+) -> AffinityWalk[_R]:
+    """``scheduleResourceBindingWithClusterAffinities``: try each term from the observed one (0 when it is
+    empty or unknown) until one succeeds. From v1.19 an explicit reschedule (``rescheduleTriggeredAt``
+    after the last schedule: a WorkloadRebalancer, ``gitops-karmada reschedule``) starts again at the first
+    term; before, it resumed at the observed term and never went back to a better, earlier one."""
+    restart = reschedule_required and version.at_least(KarmadaVersion.V1_19)
+    if restart:
         start, why = 0, "reschedule requested: starting again from the first term"
-    elif request.observed_affinity_name in names:
-        start = names.index(request.observed_affinity_name)
-        why = f"starting from the observed term {request.observed_affinity_name!r}"
+    elif observed in names:
+        start = list(names).index(observed)
+        why = f"starting from the observed term {observed!r}"
+        if reschedule_required:
+            why += (
+                f" (Karmada {version.value} resumes there on a reschedule; v1.19 starts again at the first)"
+            )
     else:
         start, why = 0, "no observed term: starting from the first term"
     if start > 0:
         why += f" (earlier terms {', '.join(repr(n) for n in names[:start])} are not retried)"
-    attempts: list[ScheduleAttempt] = []
-    for term in terms[start:]:
-        attempt = _shared_attempt(run, term.affinity_name, term_name=term.affinity_name)
-        attempts.append(attempt)
-        if attempt.succeeded:
-            return _result(run, tuple(attempts), attempt, term.affinity_name, affinity_start=why)
-    # every term failed: Karmada reports the first error and keeps the observed name
-    return _result(run, tuple(attempts), attempts[0], request.observed_affinity_name, affinity_start=why)
+    for name in names[start:]:
+        result = attempt(name)
+        if result is not None:
+            return AffinityWalk(start, why, result, name, name if name != observed else None)
+    return AffinityWalk(start, why, None, None, None)
 
 
 def _result(
@@ -195,14 +250,44 @@ def _is_workload(request: ScheduleRequest) -> bool:
     return request.replicas > 0 or request.replica_requirements is not None or bool(request.components)
 
 
-def is_component_set_scheduling(placement: Placement, components: Sequence[Component], gate_on: bool) -> bool:
-    """isMultiTemplateSchedulingApplicable (v1.18+): components and a single-cluster spread constraint."""
-    if not gate_on or not components:
+def is_component_set_scheduling(
+    placement: Placement,
+    components: Sequence[Component],
+    gate_on: bool,
+    version: KarmadaVersion = NEWEST_VERSION,
+) -> bool:
+    """isMultiTemplateSchedulingApplicable: components (at least one from v1.18, two before) and a
+    single-cluster spread constraint ``{spreadByField: cluster, minGroups: 1, maxGroups: 1}``."""
+    fewest = 1 if version.at_least(KarmadaVersion.V1_18) else 2
+    if not gate_on or len(components) < fewest:
         return False
     return any(
         c.spread_by_field is SpreadFieldValue.CLUSTER and c.min_groups == 1 and c.max_groups == 1
         for c in placement.spread_constraints
     )
+
+
+def target_components(
+    placement: Placement,
+    components: Sequence[Component],
+    gates: Mapping[FeatureGate, bool],
+    version: KarmadaVersion,
+) -> tuple[ComponentAssignment, ...]:
+    """``buildTargetComponents`` (v1.19, post-rc.0): what each target cluster of a multi-component binding
+    records in ``spec.clusters[].components`` — every component's full replicas, in spec order — when the
+    gate is on, there is more than one component and the binding is applicable; otherwise nothing (the
+    legacy result: a cluster name alone)."""
+    gate = gates.get(
+        FeatureGate.MULTIPLE_POD_TEMPLATES_SCHEDULING,
+        KARMADA_DEFAULT_GATES[FeatureGate.MULTIPLE_POD_TEMPLATES_SCHEDULING],
+    )
+    if (
+        not version.at_least(KarmadaVersion.V1_19)
+        or len(components) <= 1
+        or not is_component_set_scheduling(placement, components, gate, version)
+    ):
+        return ()
+    return tuple(ComponentAssignment(name=c.name, replicas=c.replicas) for c in components)
 
 
 def _shared_attempt(run: _Run, observed_name: str, *, term_name: str | None) -> ScheduleAttempt:
@@ -230,6 +315,7 @@ def _shared_attempt(run: _Run, observed_name: str, *, term_name: str | None) -> 
         is_uid_hash_odd(request.tie_break_uid),
         tuple(sorted(run.gates.items())),
         run.enable_empty_workload_propagation,
+        run.version,
     )
     return run.index.remembered(
         key, lambda: _attempt(run, observed_name, term_name=term_name), held=tuple(run.estimators)
@@ -238,7 +324,9 @@ def _shared_attempt(run: _Run, observed_name: str, *, term_name: str | None) -> 
 
 def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> ScheduleAttempt:
     request = run.request
-    affinity = affinity_in_force(run.placement, observed_name, _is_workload(request))
+    affinity = affinity_in_force(
+        run.placement, observed_name, _is_workload(request), ZoneMatching.of(run.version)
+    )
     given = FilterInput(
         api_version=request.key.api_version,
         kind=request.key.kind,
@@ -263,7 +351,10 @@ def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> Schedul
             affinity_term=term_name, verdicts=verdicts, reason=error.reason, message=error.message
         )
     component_sets = is_component_set_scheduling(
-        run.placement, request.components, run.gate(FeatureGate.MULTIPLE_POD_TEMPLATES_SCHEDULING)
+        run.placement,
+        request.components,
+        run.gate(FeatureGate.MULTIPLE_POD_TEMPLATES_SCHEDULING),
+        run.version,
     )
     demand = (
         ("sets", _components_key(request.components))
@@ -304,12 +395,14 @@ def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> Schedul
         placement=run.placement,
         replicas=request.replicas,
         has_requirements=request.replica_requirements is not None,
-        components=tuple(ComponentAssignment(name=c.name, replicas=c.replicas) for c in request.components),
+        components=target_components(run.placement, request.components, run.gates, run.version),
         component_count=len(request.components),
         previous=request.previous_clusters,
         fresh=request.reschedule,
         uid=request.tie_break_uid,
         overflow=bool(affinity.overflow),
+        zones=affinity.zones,
+        version=run.version,
     )
     try:
         division = assign_replicas(selection.clusters, assignment)

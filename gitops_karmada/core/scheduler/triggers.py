@@ -18,12 +18,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gitops_karmada.model.policies import ReplicaSchedulingType
+from gitops_karmada.model.versions import KarmadaVersion
 
 if TYPE_CHECKING:
     from collections.abc import Set
 
-    from gitops_karmada.model.bindings import Component, ResourceBinding
-    from gitops_karmada.model.policies import Placement
+    from gitops_karmada.model.bindings import Component, ResourceBinding, TargetCluster
+    from gitops_karmada.model.policies import Placement, ReplicaSchedulingStrategy
 
 
 def scheduling_reason(
@@ -64,3 +65,27 @@ def scheduling_reason(
     if missing:
         return f"target cluster(s) {', '.join(missing)} left the inventory"
     return None
+
+
+def binding_replicas_changed(
+    *,
+    replicas: int,
+    components: tuple[Component, ...],
+    clusters: tuple[TargetCluster, ...],
+    strategy: ReplicaSchedulingStrategy | None,
+    multiple_pod_templates: bool,
+    version: KarmadaVersion,
+) -> bool:
+    """``IsBindingReplicasChanged``: a Duplicated target without the binding's replicas, a Divided sum that
+    differs; and (gate MultiplePodTemplatesScheduling, v1.17; v1.16.2) a component workload whose target
+    list was emptied (a failover eviction), so that it is scheduled again: with at least one component from
+    v1.18, more than one before. ``scheduling_reason`` re-evaluates component workloads every run anyway
+    (they have no replicas of their own)."""
+    fewest = 1 if version.at_least(KarmadaVersion.V1_18) else 2
+    if multiple_pod_templates and len(components) >= fewest and not clusters:
+        return True
+    if strategy is None:
+        return False
+    if strategy.replica_scheduling_type is ReplicaSchedulingType.DUPLICATED:
+        return any(target.replicas != replicas for target in clusters)
+    return sum(target.replicas for target in clusters) != replicas

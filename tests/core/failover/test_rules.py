@@ -338,7 +338,7 @@ UNHEALTHY_M1 = [
     [
         (None, 0, (), 60),  # first seen: remember and look again after the toleration
         (0, 30, (), 30),
-        (0, 60, (), 0),  # exactly the toleration: not yet (strictly after), and no time left to wait
+        (0, 60, (), 1),  # exactly the toleration: not yet (strictly after): look again a second later
         (0, 61, ("m1",), 0),
     ],
 )

@@ -28,6 +28,7 @@ from gitops_karmada.core.scheduler.estimate import MAX_INT32
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from gitops_karmada.core.scheduler.estimate import AssumedWorkload
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot, SnapshotNode
     from gitops_karmada.model.bindings import Component, ReplicaRequirements
 
@@ -193,11 +194,39 @@ def _place(demand: _Demand, free: list[dict[str, int]], taken: dict[tuple[int, i
     return remaining
 
 
+def _preplace(free: list[dict[str, int]], assumed: Sequence[AssumedWorkload]) -> list[dict[str, int]]:
+    """The assumed workloads placed first-fit before the estimate (v1.18, gate SchedulingOvercommitProtection
+    of the estimator): one whole workload at a time, on a copy; one that does not fit is skipped."""
+    for workload in assumed:
+        trial = [dict(slot) for slot in free]
+        fits_all = True
+        for component in workload.components:
+            request = request_units(component.resource_request)
+            remaining = component.replicas
+            for slot in trial:
+                if remaining <= 0:
+                    break
+                fits, _ = max_divided(slot, request)
+                take = min(fits, remaining)
+                if take > 0:
+                    slot[PODS] -= take
+                    for name, need in request:
+                        slot[name] -= need * take
+                    remaining -= take
+            fits_all = fits_all and remaining <= 0
+        if fits_all:
+            free = trial
+    return free
+
+
 def estimate_sets_on_nodes(
-    capacities: Sequence[NodeCapacity], components: Sequence[Component]
+    capacities: Sequence[NodeCapacity],
+    components: Sequence[Component],
+    assumed: Sequence[AssumedWorkload] = (),
 ) -> NodeResourceEstimate:
-    """``EstimateComponents`` of the node plugin: complete sets, placed first-fit component by component."""
-    free = [dict(c.free) for c in capacities]
+    """``EstimateComponents`` of the node plugin: complete sets, placed first-fit component by component
+    (after the ``assumed`` workloads, which take their room first)."""
+    free = _preplace([dict(c.free) for c in capacities], assumed)
     names = [c.node.name for c in capacities]
     demands: list[_Demand] = []
     for component in components:
