@@ -1,10 +1,11 @@
-"""A small GitHub REST client for pull-request comments, on the standard library's urllib.
+"""A small GitHub REST client for pull-request comments and commit statuses, on urllib.
 
-Lists an issue's comments (following ``Link: rel="next"`` pagination), creates and updates one. The
-base URL is ``GITHUB_API_URL`` (GitHub Enterprise, or a loopback server in tests). The token is sent
-only to that origin: a pagination link or a redirect to another origin is refused (urllib would otherwise
-forward the ``Authorization`` header). It is kept out of ``repr`` and scrubbed from every error message,
-even one where the server echoes it back; failures are ``GitHubError`` with the status and GitHub's message.
+Reads a commit's combined status (a rollout's commit-status gate). Lists an issue's comments (following
+``Link: rel="next"`` pagination), creates and updates one. The base URL is ``GITHUB_API_URL`` (GitHub
+Enterprise, or a loopback server in tests). The token is sent only to that origin: a pagination link or a
+redirect to another origin is refused (urllib would otherwise forward the ``Authorization`` header). It is
+kept out of ``repr`` and scrubbed from every error message, even one where the server echoes it back;
+failures are ``GitHubError`` with the status and GitHub's message.
 """
 
 from __future__ import annotations
@@ -78,6 +79,20 @@ class GitHubClient:
         return _comment(payload)
 
     # -- plumbing ----------------------------------------------------------------------------------------
+
+    # -- commit statuses ---------------------------------------------------------------------------------
+
+    def commit_statuses(self, commit: str) -> dict[str, str]:
+        """Context → state of the newest status of each context on ``commit`` (the combined status)."""
+        body, _ = self._request("GET", self._url(f"commits/{commit}/status", {"per_page": str(PER_PAGE)}))
+        statuses = body.get("statuses") if isinstance(body, dict) else None
+        if not isinstance(statuses, list):
+            raise GitHubError(0, f"the combined status of {commit[:12]} has no list of statuses")
+        return {
+            str(item["context"]): str(item["state"])
+            for item in statuses
+            if isinstance(item, dict) and "context" in item and "state" in item
+        }
 
     def _url(self, path: str, query: dict[str, str] | None = None) -> str:
         owner, name = self.repository.split("/")

@@ -23,6 +23,7 @@ from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED
 from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_prefix
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.adapters.rollout_signals import rollout_signals
 from gitops_karmada.adapters.status_store import StatusView, read_status
 from gitops_karmada.adapters.subtree_memo import SubtreeMemo, entries_below
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
@@ -144,6 +145,8 @@ def read_commit(
     view = _status_view(store, config, status, anchor)
     observed = ObservedStatus(view.snapshots, view.commit) if view.commit is not None else None
     moment = _run_clock(store, sha, anchor, view.committed_at, clock)
+    recorded = anchor if anchor is not None and anchor.commit == sha else None
+    signals = rollout_signals(store, sha, decoded, recorded=recorded)
     request = ReconcileRequest(
         snapshot=RepoSnapshot(
             decoded=decoded,
@@ -163,11 +166,14 @@ def read_commit(
             observed=observed,
             native_schemas=packaged_schemas(),
             generated=generated,
+            commit=sha,
+            rollout_signals=signals,
         ),
         mode=RunMode(reschedule=reschedule, full=full, materialize=materialize),
         ports=Ports(
             read_state=read_state,
             read_output=lambda path: store.read_file(sha, path),
+            read_output_at=store.read_file,
             count_outputs=output_blobs.counts,
             hash_blob=store.blob_id,
             fan_out=ForkPool(),
@@ -402,6 +408,20 @@ def summarize(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class RolloutTrailers:
+    """What a reconcile commit says of the rollouts in flight."""
+
+    due: str | None = None
+    """When time alone moves one on (``Rollout-Due``)."""
+    waiting: tuple[str, ...] = ()
+    """What they wait for from outside the files (``Rollout-Waiting``)."""
+    events: tuple[str, ...] = ()
+    """What they did, one line each (the message's body)."""
+    statuses: str | None = None
+    """The commit statuses they were judged on (``Rollout-Statuses``)."""
+
+
 def commit_message(
     source: str,
     summary: CommitSummary,
@@ -410,8 +430,10 @@ def commit_message(
     *,
     run_time: str | None = None,
     failover_due: str | None = None,
+    rollout: RolloutTrailers | None = None,
 ) -> str:
     """The reconcile commit's message; its trailers let the tool recognise its own commits."""
+    rollout = rollout or RolloutTrailers()
     title = message or f"gitops-karmada: reconcile {source[:12]}"
     body = (
         f"{summary.bindings} binding(s); {summary.written} file(s) written, {summary.deleted} deleted"
@@ -425,6 +447,9 @@ def commit_message(
     if summary.reverted:
         body += "\n\nReverted hand edits of managed files:\n" + "".join(f"- {p}\n" for p in summary.reverted)
         body = body.rstrip("\n")
+    if rollout.events:
+        body += "\n\nRollouts:\n" + "".join(f"- {event}\n" for event in rollout.events)
+        body = body.rstrip("\n")
     failed = f"{wellknown.FAILED_TEMPLATES_TRAILER}: {summary.failed}\n" if summary.failed else ""
     return (
         f"{title}\n\n{body}\n\n"
@@ -434,6 +459,9 @@ def commit_message(
         + (f"{wellknown.STATUS_COMMIT_TRAILER}: {status_commit}\n" if status_commit else "")
         + (f"{wellknown.RUN_TIME_TRAILER}: {run_time}\n" if run_time else "")
         + (f"{wellknown.FAILOVER_DUE_TRAILER}: {failover_due}\n" if failover_due else "")
+        + (f"{wellknown.ROLLOUT_DUE_TRAILER}: {rollout.due}\n" if rollout.due else "")
+        + (f"{wellknown.ROLLOUT_WAITING_TRAILER}: {', '.join(rollout.waiting)}\n" if rollout.waiting else "")
+        + (f"{wellknown.ROLLOUT_STATUSES_TRAILER}: {rollout.statuses}\n" if rollout.statuses else "")
     )
 
 

@@ -36,7 +36,7 @@ from gitops_karmada.daemon.status import DaemonStatus, Failover, RunRecord, RunR
 from gitops_karmada.model.errors import GitError, RunCancelled
 from gitops_karmada.usecases.reconcile import (
     ReconcileOutcome,
-    failover_due,
+    next_due,
     reconcile_and_push,
     reconcile_ref,
 )
@@ -123,11 +123,11 @@ class Worker:
         return 0.0 if result is RunResult.PREEMPTED else self.settings.interval
 
     def _until_due(self, wait: float) -> float:
-        """``wait``, or less when failover work the last reconcile left falls due sooner."""
+        """``wait``, or less when failover or rollout work the last reconcile left falls due sooner."""
         if wait <= 0:
             return wait
         try:
-            due = failover_due(self.store, self.settings.ref)
+            due = next_due(self.store, self.settings.ref)
             if due is None or due == self._handled_due:
                 return wait
             left = (parse_time(due) - self.store.clock()).total_seconds()
@@ -136,8 +136,8 @@ class Worker:
         return min(wait, max(left, 0.0))
 
     def _fell_due(self, tip: str) -> str | None:
-        """The ``Failover-Due`` of ``tip``'s last reconcile when it has come and no run was made for it."""
-        due = failover_due(self.store, tip)
+        """The earliest due trailer of ``tip``'s last reconcile, when it came and no run was made for it."""
+        due = next_due(self.store, tip)
         if due is None or due == self._handled_due:
             return None
         try:

@@ -11,6 +11,7 @@ from gitops_karmada.model.interpretation import ResourceInterpreterCustomization
 from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationPolicy
 from gitops_karmada.model.quotas import FederatedResourceQuota
+from gitops_karmada.model.rollouts import RolloutPolicy
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
 
 if TYPE_CHECKING:
@@ -28,6 +29,7 @@ KarmadaObject = (
     | Cluster
     | ResourceInterpreterCustomization
     | ClusterTaintPolicy
+    | RolloutPolicy
 )
 
 
@@ -46,5 +48,7 @@ class Inputs:
     customizations: tuple[ResourceInterpreterCustomization, ...] = ()
     taint_policies: tuple[ClusterTaintPolicy, ...] = ()
     """ClusterTaintPolicies, by name (Karmada orders them by creation time, which Git does not have)."""
+    rollout_policies: tuple[RolloutPolicy, ...] = ()
+    """gitops-karmada's RolloutPolicies, by namespace and name (``model.rollouts``)."""
     sources: Mapping[tuple[str, str, str], SourceRef] = field(default_factory=dict)
     """Where each Karmada object came from, by (kind, namespace, name)."""

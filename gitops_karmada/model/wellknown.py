@@ -59,6 +59,17 @@ RUN_TIME_TRAILER = "Run-Time"
 """The clock a reconcile ran at, when later than its commits' (a run made because failover work fell due)."""
 FAILOVER_DUE_TRAILER = "Failover-Due"
 """When the failover controllers decide more (a toleration runs out, the eviction queue's next turn)."""
+ROLLOUT_DUE_TRAILER = "Rollout-Due"
+"""When time alone moves a rollout on (a bake time, ``healthyFor``, the next look at a commit status)."""
+ROLLOUT_WAITING_TRAILER = "Rollout-Waiting"
+"""What the rollouts in flight wait for from outside the repository's files (``approval``,
+``commit-status:<context>``): any later commit may bring it, so the run is never skipped as up to date."""
+ROLLOUT_APPROVED_TRAILER = "Rollout-Approved"
+"""Trailer of an approval commit (``gitops-karmada rollout approve``): ``<namespace>/<policy> <wave>``."""
+ROLLOUT_STATUSES_TRAILER = "Rollout-Statuses"
+"""The commit statuses a reconcile's rollouts were judged on: ``<commit> <context>=<state> ...``."""
+DUE_TRAILERS = (FAILOVER_DUE_TRAILER, ROLLOUT_DUE_TRAILER)
+"""The trailers that name a time a later run is due at."""
 TOOL_NAME = "gitops-karmada"
 
 # -- the fleet's files: the only place their default names are written (``core/layout.py`` asks these) ------

@@ -12,11 +12,13 @@ from gitops_karmada.core.scheduler import AccurateEstimator, ClusterIndex
 from gitops_karmada.core.schema_check import NativeSchemas, SchemaChecker, schema_checker
 from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.config import FeatureGate
+from gitops_karmada.reconcile.request import blob_sha
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from gitops_karmada.core.observed.fold import ObservedStatus
+    from gitops_karmada.core.rollout.gates import Signals
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.config import ToolConfig
@@ -43,7 +45,7 @@ class RunContext:
     read_output: Callable[[str], bytes | None] | None = None
     reschedule: frozenset[Identity] = frozenset()
     explain: bool = False
-    """The run is explained (``RunMode.focus``): the scheduler is also evaluated where Karmada
+    """The run is explained (``RunMode.explain``): the scheduler is also evaluated where Karmada
     keeps the previous result, and each outcome keeps its overridden objects (``OverrideResult.object``)."""
     interpreter: ResourceInterpreter
     clusters: Mapping[str, Cluster]
@@ -58,6 +60,13 @@ class RunContext:
     """Checks every rendered manifest (None when the configuration turns the check off)."""
     observed: ObservedStatus | None = None
     """What member clusters reported (the status branch), when a run reads it."""
+    commit: str = ""
+    """The source commit read (empty when the run reads no commit): where a rollout's files come from."""
+    read_output_at: Callable[[str, str], bytes | None] | None = None
+    """Reads a file of another commit (commit, path): the files a rollout rolls back to."""
+    hash_blob: Callable[[bytes], str] = blob_sha
+    rollout_signals: Signals | None = None
+    """Approvals and commit statuses of the rollouts in flight (``core.rollout.gates.Signals``)."""
 
     @classmethod
     def build(
@@ -73,6 +82,10 @@ class RunContext:
         explain: bool,
         native_schemas: NativeSchemas | None = None,
         observed: ObservedStatus | None = None,
+        commit: str = "",
+        read_output_at: Callable[[str, str], bytes | None] | None = None,
+        hash_blob: Callable[[bytes], str] = blob_sha,
+        rollout_signals: Signals | None = None,
     ) -> RunContext:
         quota_estimate = inputs.config.gate(FeatureGate.RESOURCE_QUOTA_ESTIMATE)
         schema_check = schema_checker(inputs.config.schema_check, inputs.templates, native_schemas)
@@ -98,6 +111,10 @@ class RunContext:
             override_signatures=override_signatures(inputs),
             schema_check=schema_check,
             observed=observed,
+            commit=commit,
+            read_output_at=read_output_at,
+            hash_blob=hash_blob,
+            rollout_signals=rollout_signals,
             accurate=AccurateEstimator.from_snapshots(snapshots, resource_quota_estimate=quota_estimate)
             if snapshots
             else None,

@@ -12,6 +12,7 @@ from gitops_karmada.core.failover.controllers import has_failover_business
 from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import IndexEntry, StateIndex, files_digest
 from gitops_karmada.core.ownership import binding_key
+from gitops_karmada.core.rollout.state import read_state
 from gitops_karmada.core.views.status_summary import binding_ready, cluster_health
 
 if TYPE_CHECKING:
@@ -120,8 +121,13 @@ def index_entry(
 
 
 def _settled(outcome: TemplateOutcome, binding: ResourceBinding) -> bool:
-    """Whether the same inputs would give the same result again: nothing failed, was refused or held back."""
+    """Whether the same inputs would give the same result again: nothing failed, was refused or held back,
+    and no rollout is in flight (its gate is judged on every run)."""
     scheduled = binding.condition("Scheduled")
+    rollout = read_state(binding.metadata.annotations)
     return (
-        not outcome.failed and (scheduled is None or scheduled.status == "True") and not render_notes(binding)
+        not outcome.failed
+        and (scheduled is None or scheduled.status == "True")
+        and not render_notes(binding)
+        and (rollout is None or not rollout.in_flight)
     )

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from gitops_karmada.core.detector import PolicyMatch
     from gitops_karmada.core.overrides import OverrideResult
+    from gitops_karmada.core.rollout.advance import Decision
     from gitops_karmada.core.scheduler import ScheduleResult
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
@@ -57,6 +58,8 @@ class TemplateOutcome:
     """The fingerprint of its inputs (empty for templates without a binding)."""
     reused: bool = False
     """Taken whole from the previous run: its inputs' fingerprint did not change."""
+    rollout: Decision | None = None
+    """What its RolloutPolicy's rollout decided this run (None: none governs it, or it was reused)."""
 
     @property
     def failed(self) -> bool:

@@ -109,6 +109,10 @@ def prepare(request: ReconcileRequest) -> Prepared | Refused:
         explain=request.mode.explain,
         native_schemas=snapshot.native_schemas,
         observed=snapshot.observed,
+        commit=snapshot.commit,
+        read_output_at=request.ports.read_output_at,
+        hash_blob=request.ports.hash_blob,
+        rollout_signals=snapshot.rollout_signals,
     )
     policies = memo.recall(
         "policy_index",

@@ -1,8 +1,8 @@
 """One template's chain, in phases that meet where Karmada's controllers meet, each returning a frozen value:
 
     claim (``reconcile.claims``) → place (``reconcile.placing``) → admit (``reconcile.admit``, a fold over
-    the FederatedResourceQuota ledger) → render targets (``reconcile.render``, ensureWork) → record
-    (``reconcile.record``)
+    the FederatedResourceQuota ledger) → render targets (``reconcile.render``, ensureWork) → stage
+    (``reconcile.stage``, a RolloutPolicy's waves) → record (``reconcile.record``)
 
 and the template's ``TemplateOutcome`` owns its files. A reused template's outcome is made from its index
 entry alone.
@@ -21,6 +21,7 @@ from gitops_karmada.reconcile.outcome import TemplateOutcome
 from gitops_karmada.reconcile.placing import interpreted_by, place
 from gitops_karmada.reconcile.record import record
 from gitops_karmada.reconcile.render import render_targets
+from gitops_karmada.reconcile.stage import stage
 
 if TYPE_CHECKING:
     from gitops_karmada.core.detector import PolicyMatch
@@ -42,7 +43,7 @@ def process(
     required: tuple[Requirement, ...],
     fingerprint: str,
 ) -> tuple[QuotaLedger, TemplateOutcome]:
-    """claim → place → admit → render targets → record, for one template."""
+    """claim → place → admit → render targets → stage → record, for one template."""
     claimed = claim(ctx, template, match, previous, required, fingerprint)
     if isinstance(claimed, TemplateOutcome):
         return ledger, replace(claimed, fingerprint=fingerprint)
@@ -52,8 +53,9 @@ def process(
     ledger, admitted = admit(ctx, ledger, placed)
     if isinstance(admitted, TemplateOutcome):
         return ledger, replace(admitted, fingerprint=fingerprint)
-    targets = render_targets(ctx, admitted)
-    binding, observed_diagnostics = record(ctx, admitted, targets.rendered, fingerprint)
+    staged = stage(ctx, admitted, render_targets(ctx, admitted))
+    targets = staged.targets
+    binding, observed_diagnostics = record(ctx, admitted, targets.rendered, fingerprint, staged.state)
     lint = untolerated_no_execute(
         [binding],
         ctx.clusters,
@@ -76,6 +78,7 @@ def process(
         files=targets.files,
         keep=targets.keep,
         fingerprint=fingerprint,
+        rollout=staged.decision,
     )
 
 

@@ -36,6 +36,7 @@ from gitops_karmada.core.binding import (
 )
 from gitops_karmada.core.layout import binding_name
 from gitops_karmada.core.observed.fold import aggregated_status, fully_applied_condition, template_status
+from gitops_karmada.core.rollout.state import ROLLOUT_ANNOTATION
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import ObjectMeta
 from gitops_karmada.model.bindings import (
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from gitops_karmada.core.detector import PolicyMatch
+    from gitops_karmada.core.rollout.state import RolloutState
     from gitops_karmada.model.clusters import Condition
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.manifest import Manifest
@@ -88,6 +90,8 @@ class BindingInputs:
     attached_preserve: bool | None = None
     """An attached binding's effective policy fields, derived from the bindings that require it."""
     reschedule_triggered_at: str | None = None
+    rollout: RolloutState | None = None
+    """Where the template's rollout stands (a RolloutPolicy governs it)."""
     scheduled_changed: bool = True
     """Whether the scheduling result differs from the previous run (for ``lastScheduledTime``)."""
     fingerprint: str = ""
@@ -125,6 +129,8 @@ def _metadata(inputs: BindingInputs, previous: ResourceBinding | None) -> Object
     carried = previous.metadata.annotations.get(UNHEALTHY_SINCE_ANNOTATION) if previous is not None else None
     if carried:
         annotations[UNHEALTHY_SINCE_ANNOTATION] = carried
+    if inputs.rollout is not None:
+        annotations[ROLLOUT_ANNOTATION] = inputs.rollout.to_annotation()
     if policy is not None:
         if policy.is_cluster_scoped:
             labels[wellknown.CPP_PERMANENT_ID_LABEL] = match.permanent_id
@@ -260,9 +266,14 @@ def _status(inputs: BindingInputs, previous: ResourceBinding | None, now: str) -
 
 
 def record(
-    ctx: RunContext, placed: Placed, rendered: Mapping[str, tuple[bool, str]], fingerprint: str
+    ctx: RunContext,
+    placed: Placed,
+    rendered: Mapping[str, tuple[bool, str]],
+    fingerprint: str,
+    rollout: RolloutState | None = None,
 ) -> tuple[ResourceBinding, tuple[Diagnostic, ...]]:
-    """The binding record of a placed and rendered template, and warnings about its observed status."""
+    """The binding record of a placed and rendered template (``rollout``: where its rollout stands), and
+    warnings about its observed status."""
     claimed: Claim = placed.claim
     template = claimed.template
     required = claimed.required
@@ -298,6 +309,7 @@ def record(
             aggregated_status=items,
             template_status=folded,
             fully_applied=fully,
+            rollout=rollout,
         ),
         claimed.previous,
         ctx.now,

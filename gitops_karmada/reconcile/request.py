@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from gitops_karmada.core.inputs.external_sources import GeneratedSource
     from gitops_karmada.core.inputs.loading import ClassifiedFiles, Decoded, LoadResult
     from gitops_karmada.core.observed.fold import ObservedStatus
+    from gitops_karmada.core.rollout.gates import Signals
     from gitops_karmada.core.run_memo import RunMemo
     from gitops_karmada.core.schema_check import NativeSchemas
     from gitops_karmada.model.config import ToolConfig
@@ -85,6 +86,12 @@ class RepoSnapshot:
     history: InputHistory | None = None
     """What changed in the inputs since the tool's last commit, and what those files held then: what the
     guard reads to name the input change behind each removal (``core.diff.removals``)."""
+    commit: str = ""
+    """The source commit read, when there is one: a rollout records it as where a cluster's files come
+    from, and rolls back to the files of an earlier one."""
+    rollout_signals: Signals | None = None
+    """What the rollouts in flight are told from outside the repository's files: approval commits and
+    commit statuses (``core.rollout.gates.Signals``), as an adapter found them."""
     changed: ChangedInputs | None = None
     """The input files changed since the previous run and what they held then, when the caller knows: if
     they let ``core.incremental.change_scope`` tell which templates they touch, the run judges only those
@@ -178,7 +185,10 @@ class Ports:
     """Reads state files (binding records) on demand, many at a time, when they are not in
     ``RepoSnapshot.state_files``."""
     read_output: Callable[[str], bytes | None] | None = None
-    """Reads a file of the source commit; needed only to release preserved manifests."""
+    """Reads a file of the source commit; needed only to release preserved manifests and to judge a
+    rollout's wave."""
+    read_output_at: Callable[[str, str], bytes | None] | None = None
+    """Reads a file of another commit (commit, path): the files a rollout rolls back to."""
     count_outputs: Callable[[], Mapping[str, int] | None] | None = None
     """The files of each cluster folder, counted without listing their ids (the write guard's
     ``cluster-emptied``); None or a None answer: counted from ``RepoSnapshot.output_blobs``."""

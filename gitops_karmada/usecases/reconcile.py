@@ -16,6 +16,7 @@ from loguru import logger
 from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.repository import (
     RepositoryState,
+    RolloutTrailers,
     StatusChoice,
     commit_message,
     read_commit,
@@ -23,6 +24,7 @@ from gitops_karmada.adapters.repository import (
     summarize,
     warn_uncommitted_inputs,
 )
+from gitops_karmada.adapters.rollout_signals import statuses_trailer
 from gitops_karmada.adapters.status_store import branch_ref
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
@@ -87,6 +89,11 @@ class ReconcileOutcome:
         if self.result is None or self.result.failover is None or self.state is None:
             return None
         return due_after(self.state.request.snapshot.now, self.result.failover.requeue_after_seconds)
+
+    @property
+    def rollout_due(self) -> str | None:
+        """When time alone moves a rollout this run left in flight (its commit's ``Rollout-Due``)."""
+        return rollout_due(self.result) if self.result is not None else None
 
 
 def log_failover(outcome: FailoverOutcome) -> None:
@@ -248,9 +255,10 @@ class _Write:
 def failover_fell_due(
     store: GitStore, ref: str, since: SinceReconcile | None, clock: datetime | None
 ) -> datetime | None:
-    """The time now (``clock``, else the time a commit made now would carry), when the failover work the
-    last reconcile of ``ref`` left (its ``Failover-Due`` trailer) is due by it; None otherwise."""
-    due = since.due if since is not None else failover_due(store, ref)
+    """The time now (``clock``, else the time a commit made now would carry), when the failover or rollout
+    work the last reconcile of ``ref`` left (its ``Failover-Due``/``Rollout-Due`` trailers) is due by it;
+    None otherwise."""
+    due = since.due if since is not None else next_due(store, ref)
     if due is None:
         return None
     now = clock if clock is not None else store.clock()
@@ -267,10 +275,38 @@ def due_after(now: str, requeue_after_seconds: float | None) -> str | None:
     return format_time(parse_time(now) + seconds(requeue_after_seconds))
 
 
-def failover_due(store: GitStore, ref: str) -> str | None:
-    """When the failover work the last reconcile of ``ref`` left falls due (its ``Failover-Due`` trailer)."""
+def next_due(store: GitStore, ref: str) -> str | None:
+    """When the failover or rollout work the last reconcile of ``ref`` left falls due (the earliest of its
+    ``Failover-Due`` and ``Rollout-Due`` trailers)."""
     anchor = latest_tool_commit(store, store.resolve(ref))
-    return anchor.trailers.get(wellknown.FAILOVER_DUE_TRAILER) if anchor is not None else None
+    return earliest_due(anchor.trailers) if anchor is not None else None
+
+
+def earliest_due(trailers: Mapping[str, str]) -> str | None:
+    """The earliest time the due trailers of a commit name (``wellknown.DUE_TRAILERS``)."""
+    found = [trailers[name] for name in wellknown.DUE_TRAILERS if trailers.get(name)]
+    try:
+        return min(found, key=parse_time) if found else None
+    except ValueError:
+        return found[0]
+
+
+def rollout_due(result: RenderResult) -> str | None:
+    """The earliest time a rollout of ``result`` is moved on by time alone."""
+    dues = [o.rollout.due for o in result.outcomes if o.rollout is not None and o.rollout.due]
+    return min(dues, key=parse_time) if dues else None
+
+
+def rollout_waiting(result: RenderResult) -> tuple[str, ...]:
+    """What the rollouts of ``result`` wait for from outside the repository's files, each once."""
+    return tuple(sorted({w for o in result.outcomes if o.rollout is not None for w in o.rollout.external}))
+
+
+def rollout_events(result: RenderResult) -> tuple[str, ...]:
+    """What the rollouts did this run, one line per template and event (the commit message's body)."""
+    return tuple(
+        f"{o.key}: {event}" for o in result.outcomes if o.rollout is not None for event in o.rollout.events
+    )
 
 
 def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Write) -> ReconcileOutcome:
@@ -307,6 +343,12 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
             status_commit=state.status_commit,
             run_time=now if write.timed else None,
             failover_due=due_after(now, result.failover.requeue_after_seconds) if result.failover else None,
+            rollout=RolloutTrailers(
+                rollout_due(result),
+                rollout_waiting(result),
+                rollout_events(result),
+                statuses_trailer(state.request.snapshot.rollout_signals, store, state.source),
+            ),
         ),
         written=write.writer.written() if write.writer is not None else None,
     )
@@ -355,7 +397,10 @@ def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
     status_tip = store.try_resolve(branch_ref(config.status.branch))
     if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
         return None  # the member clusters reported something the last reconcile did not see
-    due = anchor.trailers.get(wellknown.FAILOVER_DUE_TRAILER)
+    due = earliest_due(anchor.trailers)
+    if anchor.trailers.get(wellknown.ROLLOUT_WAITING_TRAILER) and anchor.commit != head:
+        # an approval is a commit of its own, a commit status comes with none: look again
+        return SinceReconcile(head, anchor.commit, (), others=True, due=due)
     if anchor.commit == head:
         return SinceReconcile(head, head, (), others=False, due=due)
     is_input = input_path_filter(config)

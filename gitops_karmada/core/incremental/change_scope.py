@@ -12,6 +12,7 @@ files, before and after, without judging the others:
   templates it claimed are among them: a claim the previous run kept was one its selectors still made;
 * for a changed OverridePolicy: every template of its namespace;
 * for a changed ResourceInterpreterCustomization: every template of its target kind;
+* for a changed RolloutPolicy: every template of its namespace;
 * always: every template whose previous result was not settled (it is redone whatever changed), every
   template bound without a claim of its own (a dependency that followed a workload), and every template
   Kustomize or Helm renders (a remote base can change what they give with no file changing).
@@ -84,6 +85,11 @@ def touched_templates(
     if overrides != {(p.namespace, p.name) for p in _changed(after, after.override_policies, changed.paths)}:
         return None
     overridden = {namespace for namespace, _ in overrides}
+    # a RolloutPolicy governs the templates of its namespace (as an OverridePolicy, by its selectors)
+    overridden.update(
+        r.namespace
+        for r in (*before.rollout_policies, *_changed(after, after.rollout_policies, changed.paths))
+    )
     interpreted = {
         (c.spec.target.api_version, c.spec.target.kind)
         for c in (*before.customizations, *_changed(after, after.customizations, changed.paths))

@@ -59,6 +59,7 @@ class FingerprintContext:
     _overrides: dict[str, str] = field(default_factory=dict)
     _customizations: dict[tuple[str, str], str] = field(default_factory=dict)
     _quotas: dict[str, str] = field(default_factory=dict)
+    _rollouts: dict[str, str] = field(default_factory=dict)
     _schemas: dict[tuple[str, str], str] = field(default_factory=dict)
     """(group, kind) → digest of the CRD schemas in the repository that define that kind."""
 
@@ -133,6 +134,16 @@ class FingerprintContext:
 
         return self._memo(self._quotas, namespace, compute)
 
+    def rollouts(self, namespace: str) -> str:
+        """The RolloutPolicies of ``namespace`` (empty when there are none: fingerprints without them are
+        what they were before the kind existed)."""
+
+        def compute() -> str:
+            found = [self._model_digest(r) for r in self.inputs.rollout_policies if r.namespace == namespace]
+            return digest(found) if found else ""
+
+        return self._memo(self._rollouts, namespace, compute)
+
     def template(
         self, template: Manifest, match: PolicyMatch, requirers: Iterable[Any] = (), failover: Any = ()
     ) -> str:
@@ -149,10 +160,11 @@ class FingerprintContext:
             # the rendered manifests are checked against the CRD of their kind, when the repo has one
             self._schemas.get((key.group, key.kind), ""),
             self.observed.digest_for(key.identity) if self.observed is not None else None,
+            self.rollouts(key.namespace),
         )
 
         def compute() -> str:
-            run, claim, overrides, customizations, quotas, schema, observed = parts
+            run, claim, overrides, customizations, quotas, schema, observed, rollouts = parts
             return digest(
                 {
                     "run": run,
@@ -165,6 +177,7 @@ class FingerprintContext:
                     "schema": schema,
                     "requirers": requirers,
                     **({"observed": observed} if observed is not None else {}),
+                    **({"rollouts": rollouts} if rollouts else {}),
                     **({"failover": failover} if failover else {}),
                 }
             )

@@ -44,6 +44,7 @@ from gitops_karmada.model.manifest import Manifest
 from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationPolicy
 from gitops_karmada.model.quotas import FederatedResourceQuota
+from gitops_karmada.model.rollouts import ROLLOUT_KIND, RolloutPolicy
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
 from gitops_karmada.model.versions import KarmadaVersion
 from gitops_karmada.model.wellknown import CONFIG_FILE
@@ -62,12 +63,15 @@ _KARMADA_KINDS: dict[tuple[str, str], type[KarmadaObject]] = {
     (wellknown.CLUSTER_API_VERSION, "Cluster"): Cluster,
     (wellknown.CONFIG_API_VERSION, "ResourceInterpreterCustomization"): ResourceInterpreterCustomization,
     (wellknown.POLICY_API_VERSION, "ClusterTaintPolicy"): ClusterTaintPolicy,
+    (wellknown.TOOL_CONFIG_API_VERSION, ROLLOUT_KIND): RolloutPolicy,
 }
 _UNSUPPORTED_KIND_HINTS = {
     "WorkloadRebalancer": " (`gitops-karmada reschedule` divides the named workloads' replicas afresh)",
 }
 """Karmada kinds with no model here, and what does their job (docs/compatibility.md)."""
-_NAMESPACED_KARMADA_KINDS = frozenset({"PropagationPolicy", "OverridePolicy", "FederatedResourceQuota"})
+_NAMESPACED_KARMADA_KINDS = frozenset(
+    {"PropagationPolicy", "OverridePolicy", "FederatedResourceQuota", ROLLOUT_KIND}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -738,6 +742,7 @@ def _assemble(collector: _Collector, templates: tuple[Manifest, ...], memo: RunM
         quotas=tuple(unique(FederatedResourceQuota)),
         customizations=tuple(sorted(unique(ResourceInterpreterCustomization), key=lambda c: c.name)),
         taint_policies=tuple(sorted(unique(ClusterTaintPolicy), key=lambda p: p.name)),
+        rollout_policies=tuple(sorted(unique(RolloutPolicy), key=lambda p: (p.namespace, p.name))),
         sources=sources,
     )
 

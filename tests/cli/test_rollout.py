@@ -1,0 +1,183 @@
+"""Issue 37: a change reaches the fleet in waves, each gated on what the clusters report, through the CLI on
+real repositories with status snapshots (time moves through commit times, as in tests/cli/test_failover.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+from gitops_karmada.adapters.git_store import GitStore
+from tests.builders import cluster_doc, deployment, pp_doc
+from tests.cli.test_failover import T0, record, run_at, snapshot
+from tests.fleet import FleetRepo
+from tests.gitrepos import git
+
+if TYPE_CHECKING:
+    from datetime import datetime
+    from pathlib import Path
+
+CLUSTERS = ("member1", "member2", "member3")
+RECORD = "karmada-state/bindings/default/deployment.apps/web.yaml"
+
+
+def manifest_path(cluster: str) -> str:
+    return f"clusters/{cluster}/default/deployment.apps/web.yaml"
+
+
+def rollout_policy(**spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "gitops-karmada.io/v1alpha1",
+        "kind": "RolloutPolicy",
+        "metadata": {"name": "web", "namespace": "default"},
+        "spec": {
+            "resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}],
+            "waves": [
+                {"name": "canary", "clusters": {"clusterNames": ["member1"]}},
+                {"name": "rest", "clusters": {"clusterNames": ["member2", "member3"]}},
+            ],
+            "gate": {"healthyFor": "5m"},
+            **spec,
+        },
+    }
+
+
+def fleet(tmp_path: Path, **spec: Any) -> FleetRepo:
+    """``web`` on three clusters at image 1.27, reconciled at T0; then the RolloutPolicy, reconciled (every
+    folder already holds the render: nothing rolls out)."""
+    files: dict[str, Any] = {
+        "gitops-karmada.yaml": {},
+        "apps/web.yaml": deployment("web", replicas=2),
+        "policies/web.yaml": pp_doc(
+            "web",
+            "default",
+            [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}],
+            placement={"clusterAffinity": {"clusterNames": list(CLUSTERS)}},
+        ),
+        **{f"inventory/{c}.yaml": cluster_doc(c) for c in CLUSTERS},
+    }
+    repo = FleetRepo.create(tmp_path / "fleet", files)
+    run_at(repo, T0, "reconcile")
+    repo.write("rollouts/web.yaml", rollout_policy(**spec))
+    commit_at(repo, T0 + timedelta(seconds=1), "the web rollout")
+    run_at(repo, T0 + timedelta(seconds=1), "reconcile")
+    assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.27")
+    return repo
+
+
+def commit_at(repo: FleetRepo, when: datetime, message: str) -> None:
+    stamp = f"{int(when.timestamp())} +0000"
+    git(repo.path, "add", "-A")
+    subprocess.run(
+        ["git", "commit", "-q", "--allow-empty", "-m", message],
+        cwd=repo.path,
+        env={**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp},
+        check=True,
+        capture_output=True,
+    )
+
+
+def change_image(repo: FleetRepo, when: datetime, image: str) -> None:
+    repo.write("apps/web.yaml", deployment("web", replicas=2, image=image))
+    commit_at(repo, when, f"web {image}")
+
+
+def images(repo: FleetRepo) -> dict[str, str]:
+    found = {}
+    for cluster in CLUSTERS:
+        if manifest_path(cluster) in repo.tree("clusters"):
+            found[cluster] = repo.load(manifest_path(cluster))["spec"]["template"]["spec"]["containers"][0]["image"]
+    return found
+
+
+def rollout_state(repo: FleetRepo) -> dict[str, Any]:
+    annotations = yaml.safe_load(git(repo.path, "show", f"HEAD:{RECORD}"))["metadata"]["annotations"]
+    state: dict[str, Any] = yaml.safe_load(annotations["gitops-karmada.io/rollout"])
+    return state
+
+
+def observed(repo: FleetRepo, cluster: str, *, ready: bool) -> dict[str, Any]:
+    """What ``cluster`` reports of ``web``: the manifest its folder holds, as applied, with a status."""
+    body = copy.deepcopy(repo.load(manifest_path(cluster)))
+    body["metadata"]["generation"] = 1
+    body["status"] = {
+        "observedGeneration": 1,
+        "replicas": 2,
+        "readyReplicas": 2 if ready else 0,
+        "updatedReplicas": 2,
+        "availableReplicas": 2 if ready else 0,
+    }
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "default", "name": "web",
+            "observed": body}  # fmt: skip
+
+
+def report(repo: FleetRepo, at: datetime, *, unhealthy: tuple[str, ...] = ()) -> None:
+    record(
+        repo,
+        at,
+        *(snapshot(c, at, objects=[observed(repo, c, ready=c not in unhealthy)]) for c in CLUSTERS),
+    )
+
+
+def verify(repo: FleetRepo) -> None:
+    repo.cli("verify")
+
+
+def trailers(repo: FleetRepo) -> dict[str, str]:
+    store = GitStore.open(repo.path)
+    return store.trailers("HEAD")
+
+
+def test_a_change_reaches_the_first_wave_and_the_next_once_healthy_for_the_gate(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    t1 = T0 + timedelta(minutes=1)
+    change_image(repo, t1, "nginx:1.28")
+    done = run_at(repo, t1, "reconcile")
+    assert images(repo) == {"member1": "nginx:1.28", "member2": "nginx:1.27", "member3": "nginx:1.27"}
+    state = rollout_state(repo)
+    assert state["phase"] == "Progressing"
+    assert state["reached"] == ["canary"]
+    assert "wave canary promoted" in git(repo.path, "log", "-1", "--format=%B")
+    assert trailers(repo)["Rollout-Due"] == "2026-01-02T03:05:06Z"
+    verify(repo)
+
+    # member1 reports the new manifest healthy: healthy since t2, for 5 minutes
+    t2 = t1 + timedelta(minutes=1)
+    report(repo, t2)
+    run_at(repo, t2, "reconcile")
+    assert images(repo)["member2"] == "nginx:1.27"
+    assert "healthy since" in rollout_state(repo)["message"]
+    assert trailers(repo)["Rollout-Due"] == "2026-01-02T03:11:05Z"
+    verify(repo)
+
+    # still healthy, reported again after the 5 minutes: the next wave goes
+    t3 = t2 + timedelta(minutes=5, seconds=10)
+    report(repo, t3)
+    run_at(repo, t3, "reconcile")
+    assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.28")
+    assert rollout_state(repo)["reached"] == ["canary", "rest"]
+    verify(repo)
+    del done
+
+
+def test_an_unhealthy_first_wave_is_rolled_back_to_the_previous_files(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    before = repo.read(manifest_path("member1"))
+    t1 = T0 + timedelta(minutes=1)
+    change_image(repo, t1, "nginx:broken")
+    run_at(repo, t1, "reconcile")
+    assert images(repo)["member1"] == "nginx:broken"
+    t2 = t1 + timedelta(minutes=1)
+    report(repo, t2, unhealthy=("member1",))
+    run_at(repo, t2, "reconcile")
+    assert repo.read(manifest_path("member1")) == before
+    assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.27")
+    state = rollout_state(repo)
+    assert state["phase"] == "RolledBack"
+    assert "onFailure: Rollback" in git(repo.path, "log", "-1", "--format=%B")
+    verify(repo)
