@@ -499,6 +499,7 @@ class GitStore:
         changes: Mapping[str, FileChange],
         message: str,
         written: Mapping[str, tuple[bytes, str]] | None = None,
+        empty: bool = False,
     ) -> str | None:
         """One commit on top of ``parent`` applying ``changes`` (bytes: write a 100644 file; None: delete).
 
@@ -506,13 +507,14 @@ class GitStore:
         GitError(temporary=True) and nothing changes. Returns the new commit id, or None when the tree would
         equal ``parent``'s (no empty commits). Work trees showing ``ref`` follow for the changed paths only;
         an uncommitted edit to one of those paths is refused before anything changes. ``written``: files
-        a ``blob_writer`` wrote ahead (``BlobWriter.written``), named by id instead of sent again.
+        a ``blob_writer`` wrote ahead (``BlobWriter.written``), named by id instead of sent again. ``empty``:
+        commit even when the tree does not change (a commit that is a record of its own, as an approval).
         """
         parent_commit = self.resolve(parent)
         target = self._target_ref(ref)
         work_trees = self._prepare_work_trees(target)
         self._expect_ref(target, parent_commit)
-        if not changes:
+        if not changes and not empty:
             return None
         temporary_ref = f"{_COMMIT_REF_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         text = message if message.endswith("\n") else message + "\n"
@@ -528,7 +530,7 @@ class GitStore:
                 written=written,
             )
             self._notify(CommitStage.OBJECTS_WRITTEN)
-            if self._tree_of(new_commit) == self._tree_of(parent_commit):
+            if not empty and self._tree_of(new_commit) == self._tree_of(parent_commit):
                 return None
             subject = text.partition("\n")[0]
             self._move(

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from loguru import Logger
 
 VERBS = {
+    "approve": "gitops_karmada.cli.approve:approve_command",
     "collect": "gitops_karmada.cli.collect:collect_command",
     "completion": "gitops_karmada.cli.completion:completion_command",
     "demo": "gitops_karmada.cli.demo:demo",

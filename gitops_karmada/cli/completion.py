@@ -40,7 +40,7 @@ KIND_WORDS = (
     "binding", "bindings", "clusterresourcebindings", "cluster", "clusters", "cop", "cpp", "crb",
     "clusteroverridepolicies", "clusterpropagationpolicies", "frq", "federatedresourcequotas", "op",
     "override", "overridepolicies", "overrides", "policies", "policy", "pp", "propagationpolicies", "quota",
-    "quotas", "rb", "resourcebindings",
+    "quotas", "rb", "resourcebindings", "ro", "rollout", "rolloutpolicies", "rollouts",
 )  # fmt: skip
 """What ``get`` takes as KIND (``core.views.listing.KIND_ALIASES``, which a test compares this with)."""
 
@@ -215,7 +215,8 @@ def complete_reference(ctx: click.Context, _param: click.Parameter, incomplete: 
 
 
 def complete_describe(ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
-    """``describe``'s REF: a template reference, ``pp/NAMESPACE/NAME``, ``cpp/NAME`` or ``cluster/NAME``."""
+    """``describe``'s REF: a template reference, ``pp/NAMESPACE/NAME``, ``cpp/NAME``,
+    ``rollout/NAMESPACE/NAME`` or ``cluster/NAME``."""
     records = _records(ctx)
     prefix, slash, _ = incomplete.partition("/")
     if slash and prefix.lower() in ("pp", "propagationpolicy"):
@@ -231,7 +232,8 @@ def complete_describe(ctx: click.Context, _param: click.Parameter, incomplete: s
     elif slash and prefix.lower() == "cluster":
         found = [f"{prefix}/{name}" for name in records.clusters]
     else:
-        found = [*(p for p in ("pp/", "cpp/", "cluster/") if not slash), *_templates(records, incomplete)]
+        prefixes = ("pp/", "cpp/", "rollout/", "cluster/")
+        found = [*(p for p in prefixes if not slash), *_templates(records, incomplete)]
     return _starting(found, incomplete)
 
 

@@ -30,6 +30,15 @@ SHAPES: dict[str, dict[str, Any]] = {
             },
         ]
     },
+    "approve": {
+        "short_help": "Approve a wave of the RolloutPolicy...",
+        "params": [
+            {"param": "argument", "name": "reference", "nargs": 1},
+            {"param": "option", "name": "wave", "opts": ["--wave"]},
+            {"param": "option", "name": "repo", "opts": ["--repo"], "type": "dir"},
+            {"param": "option", "name": "rev", "opts": ["--rev"]},
+        ],
+    },
     "collect": {
         "short_help": "Record what a member cluster reports on...",
         "params": [

@@ -1,10 +1,11 @@
 """``gitops-karmada describe REF``: one binding, propagation policy or cluster in detail, with its events.
 
 REF is a template reference (``Deployment/shop/cart``: its binding), ``pp/NAMESPACE/NAME``,
-``cpp/NAME`` or ``cluster/NAME``. The events are the commits that changed the object: for a binding
-the commits that changed its record (as ``history`` lists them), for a policy or a cluster the commits
-that changed its document. The use case (``usecases.describe``) reads it; this verb prints it
-(kubectl-describe's layout, YAML or JSON). Reads records and inputs only; never renders.
+``cpp/NAME``, ``rollout/NAMESPACE/NAME`` or ``cluster/NAME``. The events are the commits that changed the
+object: for a binding the commits that changed its record (as ``history`` lists them), for a policy, a
+rollout or a cluster the commits that changed its document. The use case (``usecases.describe``) reads
+it; this verb prints it (kubectl-describe's layout, YAML or JSON). Reads records and inputs only; never
+renders.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ if TYPE_CHECKING:
 @click.option("--rev", default="HEAD", show_default=True, help="The commit to read.")
 @output_option("text", "yaml", "json")
 def describe_command(reference: str, repo: Path, rev: str, output_format: str) -> None:
-    """Show one object in detail: a binding (KIND/NAMESPACE/NAME), pp/NS/NAME, cpp/NAME or cluster/NAME.
+    """Show one object in detail: a binding (KIND/NAMESPACE/NAME), pp/NS/NAME, cpp/NAME, rollout/NS/NAME
+    or cluster/NAME.
 
     Fields, placement, conditions and the bindings it concerns, then Events: the commits that changed it,
     newest first.

@@ -1,10 +1,10 @@
-"""Describe: one binding, propagation policy or cluster in detail, with its events, as a ``Description``.
+"""Describe: one binding, policy, rollout or cluster in detail, with its events, as a ``Description``.
 
 A reference is a template reference (``Deployment/shop/cart``: its binding), ``pp/NAMESPACE/NAME``,
-``cpp/NAME`` or ``cluster/NAME``. The events are the commits that changed the object: for a binding
-the commits that changed its record (as ``history`` lists them), for a policy or a cluster the commits
-that changed its document (the other documents of its file, and its formatting, do not count). Reads
-records and inputs only; never renders.
+``cpp/NAME``, ``rollout/NAMESPACE/NAME`` or ``cluster/NAME``. The events are the commits that changed the
+object: for a binding the commits that changed its record (as ``history`` lists them), for a policy, a
+rollout or a cluster the commits that changed its document (the other documents of its file, and its
+formatting, do not count). Reads records and inputs only; never renders.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from gitops_karmada.core.views.description import (
     describe_cluster,
     describe_policy,
 )
+from gitops_karmada.core.views.rollouts import describe_rollout
 from gitops_karmada.model.errors import InputError, NotFoundError, UsageError
 from gitops_karmada.usecases.fleet_view import read_fleet
 from gitops_karmada.usecases.history import template_history
@@ -35,6 +36,7 @@ CLUSTER_POLICY_PREFIXES = {
     "cpp": "ClusterPropagationPolicy",
     "clusterpropagationpolicy": "ClusterPropagationPolicy",
 }
+ROLLOUT_PREFIXES = frozenset({"rollout", "ro", "rolloutpolicy"})
 
 
 class DescribeError(NotFoundError):
@@ -53,6 +55,8 @@ def describe(store: GitStore, rev: str, reference: str) -> Description:
         return _cluster(store, rev, rest)
     if lowered in POLICY_PREFIXES or lowered in CLUSTER_POLICY_PREFIXES:
         return _policy(store, rev, lowered, rest)
+    if lowered in ROLLOUT_PREFIXES:
+        return _rollout(store, rev, lowered, rest)
     return _binding(store, rev, reference)
 
 
@@ -154,6 +158,22 @@ def _policy(store: GitStore, rev: str, prefix: str, rest: str) -> Description:
     path = _source(fleet, policy.kind, namespace, name)
     events = _document_events(store, rev, path, policy.kind, namespace, name)
     return describe_policy(policy, fleet.bindings, path or "-").with_section(events)
+
+
+def _rollout(store: GitStore, rev: str, prefix: str, rest: str) -> Description:
+    parts = rest.split("/")
+    if len(parts) != 2 or not all(parts):
+        raise BadReferenceError(f"{prefix}/{rest} is not {prefix}/NAMESPACE/NAME")
+    namespace, name = parts
+    fleet = read_fleet(store, rev, with_inputs=True)
+    policy = next(
+        (p for p in fleet.inputs.rollout_policies if p.name == name and p.namespace == namespace), None
+    )
+    if policy is None:
+        raise DescribeError(f"no RolloutPolicy {namespace}/{name} at {rev}")
+    path = _source(fleet, policy.kind, namespace, name)
+    events = _document_events(store, rev, path, policy.kind, namespace, name)
+    return describe_rollout(policy, fleet.bindings, path or "-").with_section(events)
 
 
 def _cluster(store: GitStore, rev: str, name: str) -> Description:

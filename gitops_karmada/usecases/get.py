@@ -19,6 +19,7 @@ from gitops_karmada.core.views.listing import (
     filtered,
     listing_of,
 )
+from gitops_karmada.core.views.rollouts import rollout_listing
 from gitops_karmada.usecases.fleet_view import read_fleet
 
 if TYPE_CHECKING:
@@ -76,7 +77,12 @@ def get_listing(store: GitStore, rev: str, query: GetQuery) -> FleetListing:
         cluster=query.cluster,
         statuses=query.statuses,
     )
-    listing = filtered(listing_of(kind, fleet.inputs, fleet.bindings, fleet.quotas), keep)
+    everything = (
+        rollout_listing(fleet.inputs.rollout_policies, fleet.bindings)
+        if kind is ListedKind.ROLLOUTS
+        else listing_of(kind, fleet.inputs, fleet.bindings, fleet.quotas)
+    )
+    listing = filtered(everything, keep)
     missing: list[str] = []
     close: dict[str, tuple[str, ...]] = {}
     if query.names:

@@ -1,7 +1,8 @@
 """A loopback HTTP server that answers like GitHub's issue-comments API (no tests here).
 
 Endpoints: ``GET /repos/{o}/{r}/issues/{n}/comments?per_page=&page=`` (with a ``Link`` header),
-``POST`` to the same path, ``PATCH /repos/{o}/{r}/issues/comments/{id}``. Checks the bearer token
+``POST`` to the same path, ``PATCH /repos/{o}/{r}/issues/comments/{id}``, ``GET
+/repos/{o}/{r}/commits/{sha}/status`` (the combined status of what ``statuses`` holds for the commit). Checks the bearer token
 (401 ``Bad credentials``), answers 403 ``Resource not accessible by integration`` to writes in
 read-only mode (a fork's token), and 422 to a body over 65,536 characters, as GitHub does.
 """
@@ -19,6 +20,7 @@ from typing import Any
 MAX_BODY = 65_536
 _LIST = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$")
 _ONE = re.compile(r"^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$")
+_STATUS = re.compile(r"^/repos/([^/]+)/([^/]+)/commits/([0-9a-f]+)/status$")
 
 
 @dataclass
@@ -43,6 +45,8 @@ class GitHubState:
     echo_authorization: bool = False
     """Answer 400 with the received ``Authorization`` header in the message (a careless proxy)."""
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    statuses: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Commit → context → state: what the combined-status endpoint answers."""
     requests: list[Request] = field(default_factory=list)
     log_lines: list[str] = field(default_factory=list)
     next_id: int = 1000
@@ -134,6 +138,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(
                 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
             )
+        status = _STATUS.match(url.path)
+        if status is not None and method == "GET" and f"{status.group(1)}/{status.group(2)}" == state.repository:
+            found = state.statuses.get(status.group(3), {})
+            items = [{"context": context, "state": value} for context, value in sorted(found.items())]
+            return self._send(200, {"sha": status.group(3), "state": "pending", "statuses": items})
         listing, one = _LIST.match(url.path), _ONE.match(url.path)
         match = listing or one
         if match is None or f"{match.group(1)}/{match.group(2)}" != state.repository:

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from gitops_karmada.adapters.git_store import GitStore
+from tests.action.github_server import FakeGitHub
 from tests.builders import cluster_doc, deployment, pp_doc
-from tests.cli.test_failover import T0, record, run_at, snapshot
+from tests.cli.test_failover import T0, record, snapshot
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
@@ -68,6 +69,15 @@ def fleet(tmp_path: Path, **spec: Any) -> FleetRepo:
     run_at(repo, T0 + timedelta(seconds=1), "reconcile")
     assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.27")
     return repo
+
+
+def run_at(
+    repo: FleetRepo, when: datetime, *args: str, check: int = 0, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The CLI with the clock of the commits it makes set to ``when`` (``env``: more variables)."""
+    stamp = f"{int(when.timestamp())} +0000"
+    variables = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, **(env or {})}
+    return repo.cli(*args, check=check, env=variables)
 
 
 def commit_at(repo: FleetRepo, when: datetime, message: str) -> None:
@@ -181,3 +191,78 @@ def test_an_unhealthy_first_wave_is_rolled_back_to_the_previous_files(tmp_path: 
     assert state["phase"] == "RolledBack"
     assert "onFailure: Rollback" in git(repo.path, "log", "-1", "--format=%B")
     verify(repo)
+
+
+def test_an_approval_gate_waits_for_the_approve_commit(tmp_path: Path) -> None:
+    repo = fleet(tmp_path, gate={"approval": True})
+    t1 = T0 + timedelta(minutes=1)
+    change_image(repo, t1, "nginx:1.28")
+    run_at(repo, t1, "reconcile")
+    t2 = t1 + timedelta(minutes=1)
+    run_at(repo, t2, "reconcile", "--now", t2.isoformat())
+    assert images(repo)["member2"] == "nginx:1.27"
+    assert "an approval" in rollout_state(repo)["message"]
+    assert trailers(repo)["Rollout-Waiting"] == "approval"
+    listed = repo.cli("get", "rollouts").stdout
+    assert "canary,rest" in listed
+    assert "PROGRESSING" in listed
+
+    t3 = t2 + timedelta(minutes=1)
+    done = run_at(repo, t3, "approve", "default/web")
+    assert "approved wave canary of rollout default/web" in done.stderr
+    log = git(repo.path, "log", "-2", "--format=%s")
+    assert log.splitlines()[1] == "gitops-karmada: approve wave canary of rollout default/web"
+    assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.28")
+    verify(repo)
+    described = repo.cli("describe", "rollout/default/web").stdout
+    assert "Deployment.apps/default/web" in described
+    assert "canary,rest" in described
+
+
+def test_approving_a_rollout_that_waits_for_nothing_is_an_error_naming_it(tmp_path: Path) -> None:
+    repo = fleet(tmp_path, gate={"approval": True})
+    done = repo.cli("approve", "default/web", check=1)
+    assert "no wave of rollout default/web is in flight" in done.stderr
+    assert repo.cli("approve", "default/nope", check=1).stderr.count("RolloutPolicies: default/web") == 1
+    assert "has no wave 'blue'" in repo.cli("approve", "default/web", "--wave", "blue", check=2).stderr
+
+
+def test_a_commit_status_gate_reads_the_status_posted_on_the_reconcile_commit(tmp_path: Path) -> None:
+    repo = fleet(tmp_path, gate={"commitStatus": "e2e"})
+    with FakeGitHub("t0ken", "acme/fleet") as github:
+        env = {"GITHUB_API_URL": github.url, "GITHUB_REPOSITORY": "acme/fleet", "GITHUB_TOKEN": "t0ken"}
+        t1 = T0 + timedelta(minutes=1)
+        change_image(repo, t1, "nginx:1.28")
+        run_at(repo, t1, "reconcile", env=env)
+        promoting = repo.head()
+        assert images(repo)["member2"] == "nginx:1.27"
+
+        t2 = t1 + timedelta(minutes=1)
+        github.state.statuses[promoting] = {"e2e": "pending"}
+        run_at(repo, t2, "reconcile", "--now", t2.isoformat(), env=env)
+        assert images(repo)["member2"] == "nginx:1.27"
+        assert "commit status e2e to succeed" in rollout_state(repo)["message"]
+        verify(repo)
+
+        t3 = t2 + timedelta(minutes=1)
+        github.state.statuses[repo.head()] = {"e2e": "success"}
+        run_at(repo, t3, "reconcile", "--now", t3.isoformat(), env=env)
+        assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.28")
+        assert trailers(repo)["Rollout-Statuses"].endswith("e2e=success")
+        # verify reads the statuses the reconcile recorded, not what GitHub says now
+        github.state.statuses.clear()
+        verify(repo)
+
+
+def test_a_failed_commit_status_rolls_the_wave_back(tmp_path: Path) -> None:
+    repo = fleet(tmp_path, gate={"commitStatus": "e2e"})
+    with FakeGitHub("t0ken", "acme/fleet") as github:
+        env = {"GITHUB_API_URL": github.url, "GITHUB_REPOSITORY": "acme/fleet", "GITHUB_TOKEN": "t0ken"}
+        t1 = T0 + timedelta(minutes=1)
+        change_image(repo, t1, "nginx:1.28")
+        run_at(repo, t1, "reconcile", env=env)
+        github.state.statuses[repo.head()] = {"e2e": "failure"}
+        t2 = t1 + timedelta(minutes=1)
+        run_at(repo, t2, "reconcile", "--now", t2.isoformat(), env=env)
+        assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.27")
+        assert "commit status e2e is failure" in rollout_state(repo)["message"]

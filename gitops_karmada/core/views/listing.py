@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gitops_karmada.core.diff.bound import bound_placement, policy_label
 from gitops_karmada.core.diff.placement import QUOTA_EXCEEDED_REASON
 from gitops_karmada.core.layout import binding_name
+from gitops_karmada.core.rollout.state import read_state
 from gitops_karmada.core.selectors import labels_match
 from gitops_karmada.core.views.status_summary import binding_ready, cluster_health, health_word
 from gitops_karmada.model.keys import ObjectKey
@@ -41,6 +42,7 @@ class ListedKind(enum.StrEnum):
     POLICIES = "policies"
     OVERRIDES = "overrides"
     QUOTAS = "quotas"
+    ROLLOUTS = "rollouts"
 
 
 KIND_ALIASES: Mapping[str, tuple[ListedKind, str | None]] = {
@@ -62,6 +64,7 @@ KIND_ALIASES: Mapping[str, tuple[ListedKind, str | None]] = {
     **dict.fromkeys(
         ("quota", "frq", "federatedresourcequotas"), (ListedKind.QUOTAS, "FederatedResourceQuota")
     ),
+    **dict.fromkeys(("rollout", "ro", "rolloutpolicies"), (ListedKind.ROLLOUTS, "RolloutPolicy")),
 }
 """kubectl's names and short names; the second part narrows a listing to one API kind."""
 
@@ -70,7 +73,7 @@ CLUSTER_SCOPED_KINDS = frozenset(
 )
 
 NAMESPACED: frozenset[ListedKind] = frozenset(
-    {ListedKind.BINDINGS, ListedKind.POLICIES, ListedKind.OVERRIDES, ListedKind.QUOTAS}
+    {ListedKind.BINDINGS, ListedKind.POLICIES, ListedKind.OVERRIDES, ListedKind.QUOTAS, ListedKind.ROLLOUTS}
 )
 """Listings with namespaced objects; a namespace filter leaves their cluster-scoped ones out, as
 ``kubectl get rb -n shop`` leaves out ClusterResourceBindings."""
@@ -84,6 +87,8 @@ class BindingStatus(enum.StrEnum):
     QUOTA_BLOCKED = "quota-blocked"
     NOT_RENDERED = "not-rendered"
     """Scheduled, but the manifest is missing from a target folder (the Rendered condition says why)."""
+    ROLLING_OUT = "rolling-out"
+    """A RolloutPolicy's rollout is in flight: some folders wait for their wave (``get rollouts``)."""
 
 
 class ClusterStatusWord(enum.StrEnum):
@@ -168,6 +173,9 @@ def binding_status(binding: ResourceBinding) -> BindingStatus:
         if scheduled.reason == QUOTA_EXCEEDED_REASON:
             return BindingStatus.QUOTA_BLOCKED
         return BindingStatus.UNSCHEDULABLE
+    rollout = read_state(binding.metadata.annotations)
+    if rollout is not None and rollout.in_flight:
+        return BindingStatus.ROLLING_OUT
     rendered = binding.condition("Rendered")
     if rendered is not None and rendered.status == "False":
         return BindingStatus.NOT_RENDERED
@@ -461,12 +469,18 @@ def _quota_totals(items: Sequence[Listed]) -> dict[str, int]:
     return {"quotas": len(items)}
 
 
+def rollout_totals(items: Sequence[Listed]) -> dict[str, int]:
+    """Rollouts (``core.views.rollouts``), and the templates whose rollout is in flight."""
+    return {"rollouts": len(items), "progressing": sum(int(i.cells.get("PROGRESSING", "0")) for i in items)}
+
+
 _TOTALS: Mapping[ListedKind, Callable[[Sequence[Listed]], dict[str, int]]] = {
     ListedKind.BINDINGS: _binding_totals,
     ListedKind.CLUSTERS: _cluster_totals,
     ListedKind.POLICIES: _policy_totals,
     ListedKind.OVERRIDES: _override_totals,
     ListedKind.QUOTAS: _quota_totals,
+    ListedKind.ROLLOUTS: rollout_totals,
 }
 
 
@@ -496,3 +510,5 @@ def listing_of(
             return override_listing(overrides, inputs.sources)
         case ListedKind.QUOTAS:
             return quota_listing(quotas)
+        case ListedKind.ROLLOUTS:
+            raise ValueError("rollouts are listed by core.views.rollouts.rollout_listing")
