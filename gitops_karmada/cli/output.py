@@ -104,8 +104,7 @@ def placement_table(result: RenderResult, width: int | None = None, *, only_redo
             policy_name = outcome.match.state.value
         else:
             policy_name = f"{'cpp' if policy.is_cluster_scoped else 'pp'}/{policy.name}"
-        status = "failed" if outcome.failed else "ok"
-        rows.append([str(outcome.key), policy_name, *_cells(binding, clusters), status])
+        rows.append([str(outcome.key), policy_name, *_cells(binding, clusters), outcome.status])
     if not rows:
         return ""
     right = frozenset(c.upper() for c in clusters)

@@ -65,7 +65,15 @@ def _placements(result: RenderResult) -> list[dict[str, Any]]:
                 c: (n if placement.has_replicas else None) for c, n in sorted(placement.replicas.items())
             }
             entry["clusters"] = shown
-            entry["status"] = "failed" if outcome.failed else "ok"
+            entry["status"] = outcome.status
+            if outcome.rollout is not None:
+                state = outcome.rollout.state
+                entry["rollout"] = {
+                    "policy": state.policy,
+                    "phase": state.phase.value,
+                    "reached": list(state.reached),
+                    "message": state.message,
+                }
         rows.append(entry)
     return rows
 

@@ -96,6 +96,7 @@ class RemovalCause(enum.StrEnum):
     EVICTED = "evicted"
     RESCHEDULED = "rescheduled"
     ROLLED_BACK = "rolled-back"
+    ROLLOUT_FAILED = "rollout-failed"
     TEMPLATE_EDITED = "template-edited"
     CLUSTER_CHANGED = "cluster-changed"
     CRD_IN_USE = "crd-in-use"
@@ -112,6 +113,7 @@ DELIBERATE = frozenset(
         RemovalCause.EVICTED,
         RemovalCause.RESCHEDULED,
         RemovalCause.ROLLED_BACK,
+        RemovalCause.ROLLOUT_FAILED,
     }
 )
 """Causes whose input change says itself that files go: they pass unasked, and are named."""
@@ -123,6 +125,7 @@ CAUSE_TITLES: Mapping[RemovalCause, str] = {
     RemovalCause.EVICTED: "evicted by failover",
     RemovalCause.RESCHEDULED: "rescheduled on request",
     RemovalCause.ROLLED_BACK: "rolled back on request",
+    RemovalCause.ROLLOUT_FAILED: "rolled back by its RolloutPolicy (a wave failed its gate)",
     RemovalCause.TEMPLATE_EDITED: "template's own edit",
     RemovalCause.CLUSTER_CHANGED: "Cluster's labels or fields changed",
     RemovalCause.CRD_IN_USE: "CRD removed while objects of its kind are rendered",

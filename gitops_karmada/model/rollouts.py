@@ -124,3 +124,15 @@ class RolloutPolicy(ApiModel):
     def ref(self) -> str:
         """``namespace/name``: how commands, trailers and records name it."""
         return f"{self.namespace}/{self.name}"
+
+
+def rollout_policy_schema() -> dict[str, object]:
+    """The RolloutPolicy's JSON schema (draft 2020-12), as docs/schemas/rolloutpolicy.json holds it."""
+    schema: dict[str, object] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://gitops-karmada.io/schemas/rolloutpolicy.json",
+        "description": "gitops-karmada's RolloutPolicy: a change reaches the fleet in waves "
+        "(docs/rollouts.md)",
+    }
+    schema.update(RolloutPolicy.model_json_schema(by_alias=True))
+    return schema

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.rollout.state import RolloutPhase
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -23,6 +25,11 @@ if TYPE_CHECKING:
     from gitops_karmada.model.keys import ObjectKey
 
 Identity = tuple[str, str, str, str]
+ROLLOUT_WORDS = {
+    RolloutPhase.PROGRESSING: "rolling-out",
+    RolloutPhase.ROLLED_BACK: "rolled-back",
+    RolloutPhase.HELD: "held",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,3 +71,12 @@ class TemplateOutcome:
     @property
     def failed(self) -> bool:
         return any(d.is_error for d in self.diagnostics)
+
+    @property
+    def status(self) -> str:
+        """One word for the run's table and report: ``failed``, where its rollout stands when not done
+        (``rolling-out``, ``rolled-back``, ``held``), or ``ok``."""
+        if self.failed:
+            return "failed"
+        state = self.rollout.state if self.rollout is not None else None
+        return ROLLOUT_WORDS.get(state.phase, "ok") if state is not None else "ok"

@@ -139,7 +139,11 @@ class _Handler(BaseHTTPRequestHandler):
                 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
             )
         status = _STATUS.match(url.path)
-        if status is not None and method == "GET" and f"{status.group(1)}/{status.group(2)}" == state.repository:
+        if (
+            status is not None
+            and method == "GET"
+            and f"{status.group(1)}/{status.group(2)}" == state.repository
+        ):
             found = state.statuses.get(status.group(3), {})
             items = [{"context": context, "state": value} for context, value in sorted(found.items())]
             return self._send(200, {"sha": status.group(3), "state": "pending", "statuses": items})

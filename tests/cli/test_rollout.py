@@ -101,7 +101,9 @@ def images(repo: FleetRepo) -> dict[str, str]:
     found = {}
     for cluster in CLUSTERS:
         if manifest_path(cluster) in repo.tree("clusters"):
-            found[cluster] = repo.load(manifest_path(cluster))["spec"]["template"]["spec"]["containers"][0]["image"]
+            found[cluster] = repo.load(manifest_path(cluster))["spec"]["template"]["spec"]["containers"][0][
+                "image"
+            ]
     return found
 
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from gitops_karmada.core.binding import SOURCE_ANNOTATION, TEMPLATE_HASH_ANNOTATION, applied_clusters
 from gitops_karmada.core.diff.bound import binding_key, claimed_policy
 from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.core.rollout.state import RolloutPhase, read_state
 from gitops_karmada.core.selectors import cluster_matches
 from gitops_karmada.model.diagnostics import SourceRef
 from gitops_karmada.model.guardrails import DELIBERATE, RemovalCause
@@ -251,6 +252,10 @@ class _Context:
             return RemovalCause.EVICTED, f"evicted by the failover controllers: {evicted}"
         if identity in self.facts.rescheduled:
             return RemovalCause.RESCHEDULED, "divided afresh on request (reschedule)"
+        after = self.facts.current.get(identity)
+        rollout = read_state(after.metadata.annotations) if after is not None else None
+        if rollout is not None and rollout.phase is RolloutPhase.ROLLED_BACK:
+            return RemovalCause.ROLLOUT_FAILED, f"RolloutPolicy {rollout.policy} {rollout.message}"
         if identity not in self.templates_after:
             return self._gone(identity)
         before = self.facts.previous.get(identity)
