@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.codecs.serialize import dump_yaml
-from gitops_karmada.core.failover.purge import is_directly
 from gitops_karmada.core.failover.state import labels_to_inject
 from gitops_karmada.core.scheduler.assumptions import is_workload
 from gitops_karmada.model.bindings import TargetCluster
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import Diagnostic, warning
 from gitops_karmada.model.errors import GitopsKarmadaError, InterpretError, OverrideError
+from gitops_karmada.model.purge_modes import is_directly
 from gitops_karmada.reconcile.claims import attached_conflict_resolution, required_clusters
 from gitops_karmada.reconcile.dispatch import should_suspend_dispatching
 from gitops_karmada.reconcile.manifest import (

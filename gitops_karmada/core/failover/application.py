@@ -17,10 +17,10 @@ from gitops_karmada.core.failover.evict import (
     RB_APPLICATION_FAILOVER_PRODUCER,
     graceful_evict_cluster,
 )
-from gitops_karmada.core.failover.purge import canonical_purge_mode
 from gitops_karmada.core.failover.state import StatePreservationError, build_preserved_label_state
 from gitops_karmada.model.bindings import AggregatedStatusItem, GracefulEvictionTask, ResourceBindingSpec
 from gitops_karmada.model.policies import ApplicationFailoverBehavior, PurgeMode, StatePreservation
+from gitops_karmada.model.purge_modes import canonical_purge_mode
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

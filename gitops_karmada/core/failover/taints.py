@@ -22,12 +22,12 @@ from gitops_karmada.core.failover.evict import (
     EVICTION_PRODUCER_TAINT_MANAGER,
     EVICTION_REASON_TAINT_UNTOLERATED,
 )
-from gitops_karmada.core.failover.purge import canonical_purge_mode, flag_purge_mode
 from gitops_karmada.core.scheduler.filters import tolerates
 from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.base import Taint, TaintEffect, Toleration, TolerationOperator
 from gitops_karmada.model.bindings import GracefulEvictionTask
 from gitops_karmada.model.policies import Placement
+from gitops_karmada.model.purge_modes import canonical_purge_mode, flag_purge_mode
 from gitops_karmada.model.taint_policies import MatchConditionOperator
 from gitops_karmada.model.wellknown import NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY
 

@@ -20,7 +20,6 @@ from pydantic import BaseModel, ValidationError
 from gitops_karmada.core.codecs.serialize import load_yaml_documents
 from gitops_karmada.core.codecs.yaml_input import LoadedDocument
 from gitops_karmada.core.defaults import default_policy
-from gitops_karmada.core.failover.purge import canonical_purge_mode, renamed_purge_modes
 from gitops_karmada.core.inputs.external_sources import CHART_FILE, GeneratedSource, source_plan
 from gitops_karmada.core.inputs.kinds import api_version_problem, kind_problem
 from gitops_karmada.core.inputs.scope import ScopeIndex, crd_scopes
@@ -43,6 +42,7 @@ from gitops_karmada.model.keys import ObjectKey, group_of
 from gitops_karmada.model.manifest import Manifest
 from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 from gitops_karmada.model.policies import ClusterPropagationPolicy, PropagationPolicy
+from gitops_karmada.model.purge_modes import canonical_purge_mode, renamed_purge_modes
 from gitops_karmada.model.quotas import FederatedResourceQuota
 from gitops_karmada.model.rollouts import ROLLOUT_KIND, RolloutPolicy
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy

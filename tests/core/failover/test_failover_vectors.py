@@ -13,7 +13,6 @@ from gitops_karmada.core.codecs.times import parse_time
 from gitops_karmada.core.failover.application import run_application_failover
 from gitops_karmada.core.failover.eviction_queue import eviction_pause_seconds
 from gitops_karmada.core.failover.graceful import assess_eviction_tasks
-from gitops_karmada.core.failover.purge import canonical_purge_mode, flag_purge_mode
 from gitops_karmada.core.failover.taints import (
     condition_matches,
     no_execute_decision,
@@ -27,6 +26,7 @@ from gitops_karmada.model.bindings import (
     TargetCluster,
 )
 from gitops_karmada.model.policies import FailoverBehavior, PurgeMode
+from gitops_karmada.model.purge_modes import canonical_purge_mode, flag_purge_mode
 from gitops_karmada.model.taint_policies import MatchCondition
 
 VECTORS = yaml.safe_load((Path(__file__).resolve().parents[2] / "vectors" / "failover.yaml").read_text())

@@ -22,7 +22,6 @@ from gitops_karmada.core.failover.eviction_queue import (
     requeue_failed,
 )
 from gitops_karmada.core.failover.graceful import assess_eviction_tasks
-from gitops_karmada.core.failover.purge import canonical_purge_mode, flag_purge_mode, is_directly
 from gitops_karmada.core.failover.taints import (
     apply_taint_policies,
     default_tolerations,
@@ -34,6 +33,7 @@ from gitops_karmada.model.base import Taint, TaintEffect, Toleration
 from gitops_karmada.model.bindings import AggregatedStatusItem, GracefulEvictionTask, ResourceBindingSpec
 from gitops_karmada.model.clusters import Cluster
 from gitops_karmada.model.policies import FailoverBehavior, PurgeMode
+from gitops_karmada.model.purge_modes import canonical_purge_mode, flag_purge_mode, is_directly
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
 from gitops_karmada.model.wellknown import NOT_READY_TAINT_KEY, UNREACHABLE_TAINT_KEY
 from tests.builders import cluster, cluster_doc
