@@ -1,7 +1,8 @@
 """The read-only status page: server-rendered HTML from a ``Snapshot``, no scripts, no external assets.
 
 A cluster × workload grid (replicas per cell, shaded by share of the template's replicas; red, amber or
-grey where the cluster reported the workload unhealthy, not applied or unknown; READY from the reports),
+grey where the cluster reported the workload unhealthy, not applied or unknown; ⏸ where a rollout's wave is
+not reached yet; READY from the reports; the rollout waves reached and waiting),
 the evictions waiting for their time (and when the daemon runs for them), the recent runs with what moved,
 the errors of the last run with their file and field, and per workload a link to its ``explain`` output.
 Every value from the repository is escaped.
@@ -13,6 +14,8 @@ import html
 import time
 import urllib.parse
 from typing import TYPE_CHECKING
+
+from gitops_karmada.daemon.status import WAITING
 
 if TYPE_CHECKING:
     from gitops_karmada.daemon.status import RunRecord, Snapshot, WorkloadRow
@@ -39,6 +42,11 @@ HEALTH_BACKGROUND = {"Unhealthy": "#ffd8d3", "NotApplied": "#fff1c2", "Unknown":
 
 
 def _cell(placement: WorkloadRow, cluster: str) -> str:
+    wave = placement.waves.get(cluster, "")
+    if wave.endswith(WAITING):
+        # the folder keeps the last promoted files until the rollout reaches the cluster's wave
+        title = f"{cluster}: waits for rollout wave {wave.removesuffix(WAITING)}"
+        return f'<td class="muted" data-wave="waiting" title="{_e(title)}">⏸</td>'
     health = placement.health.get(cluster)
     if cluster not in placement.replicas:
         if health is None:
@@ -68,13 +76,15 @@ def _grid(snapshot: Snapshot) -> str:
         cells = "".join(_cell(placement, c) for c in snapshot.clusters)
         rows.append(
             f'<tr><td class="name"><a href="{_e(link)}">{_e(placement.template)}</a></td>'
-            f'<td class="name">{_e(placement.policy)}</td><td>{_e(placement.ready or "–")}</td>{cells}</tr>'
+            f'<td class="name">{_e(placement.policy)}</td><td>{_e(placement.ready or "–")}</td>'
+            f'<td class="name">{_e(placement.rollout or "–")}</td>{cells}</tr>'
         )
     more = len(snapshot.placements) - MAX_GRID_ROWS
     note = f'<p class="muted">{more} more template(s) not shown.</p>' if more > 0 else ""
     return (
         f'<table id="grid"><tr><th class="name">template</th><th class="name">policy</th>'
-        f'<th title="ready/desired replicas the member clusters reported">ready</th>{head}</tr>'
+        f'<th title="ready/desired replicas the member clusters reported">ready</th>'
+        f'<th class="name" title="the RolloutPolicy waves reached, and those waiting">wave</th>{head}</tr>'
         + "".join(rows)
         + f"</table>{note}"
     )

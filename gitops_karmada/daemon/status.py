@@ -35,6 +35,10 @@ class RunResult(enum.StrEnum):
     """A run for a status report only, stopped because a user commit arrived: that commit runs next."""
 
 
+WAITING = " (waiting)"
+"""How the state index marks a cluster whose rollout wave is not reached."""
+
+
 @dataclass(frozen=True, slots=True)
 class WorkloadRow:
     """One template's row of the status page's grid: its placement as the state index records it, and what
@@ -48,6 +52,16 @@ class WorkloadRow:
     """Cluster → what it reported (Healthy, Unhealthy, Unknown, NotApplied); absent: nothing observed."""
     ready: str = ""
     """READY of the template's aggregated status (``3/5``), when known."""
+    waves: Mapping[str, str] = field(default_factory=dict)
+    """Cluster → its rollout wave (`` (waiting)``: it keeps the last promoted files), when a RolloutPolicy
+    governs the template."""
+
+    @property
+    def rollout(self) -> str:
+        """The waves reached, then those waiting, in one cell; empty when no RolloutPolicy governs it."""
+        reached = sorted({w for w in self.waves.values() if not w.endswith(WAITING)})
+        waiting = sorted({w.removesuffix(WAITING) for w in self.waves.values() if w.endswith(WAITING)})
+        return ", ".join([*reached, *(f"{w} (waiting)" for w in waiting)])
 
 
 @dataclass(frozen=True, slots=True)

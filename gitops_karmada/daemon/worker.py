@@ -314,6 +314,7 @@ class Worker:
                         p.has_replicas,
                         health=dict(index.entries[identity].health),
                         ready=index.entries[identity].ready,
+                        waves=dict(index.entries[identity].waves),
                     )
                     for identity, p in placements_from_index(index).items()
                 ),

@@ -117,6 +117,7 @@ def index_entry(
         health=cluster_health(binding),
         ready="" if (ready := binding_ready(binding)) == "-" else ready,
         required=bool(binding.spec.required_by),
+        waves=outcome.rollout.waves if outcome.rollout is not None else {},
     )
 
 

@@ -268,3 +268,22 @@ def test_a_failed_commit_status_rolls_the_wave_back(tmp_path: Path) -> None:
         run_at(repo, t2, "reconcile", "--now", t2.isoformat(), env=env)
         assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.27")
         assert "commit status e2e is failure" in rollout_state(repo)["message"]
+
+
+def test_the_diff_of_a_change_shows_its_wave_plan(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    base = repo.head()
+    change_image(repo, T0 + timedelta(minutes=1), "nginx:1.28")
+    markdown = repo.cli("diff", "--base", base, "--head", "HEAD", "-o", "markdown", check=1).stdout
+    assert "### Rollouts" in markdown
+    plan = (
+        "- `Deployment.apps/default/web` (rollout `default/web`, Progressing): **canary** (`member1`), then "
+        "waits for healthy for 5m → rest (`member2`, `member3`), then waits for healthy for 5m"
+    )
+    assert plan in markdown
+    text = repo.cli("diff", "--base", base, "--head", "HEAD", check=1).stdout
+    assert "    * canary: member1; then waits for healthy for 5m" in text
+    assert "      rest: member2, member3; then waits for healthy for 5m" in text
+    # only the first wave's file changes
+    assert "clusters/member1/default/deployment.apps/web.yaml" in text
+    assert "clusters/member2/default/deployment.apps/web.yaml" not in text

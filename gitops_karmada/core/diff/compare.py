@@ -26,6 +26,7 @@ from gitops_karmada.core.diff.manifests import (
 from gitops_karmada.core.diff.model import ChangeKind, ClusterChange, PlanDiff
 from gitops_karmada.core.diff.placement import Identity, compare_placement, template_problems
 from gitops_karmada.core.diff.removals import RemovalFacts, attribute_removals, group_removals
+from gitops_karmada.core.diff.rollout_plan import rollout_plans
 from gitops_karmada.core.ownership import released_entries
 
 if TYPE_CHECKING:
@@ -117,6 +118,7 @@ def compare(
         head_errors=tuple(str(d) for d in head.input_errors),
         fail_on=tuple(str(g) for g in guardrails),
         removals=_removals(base, head, removed, base_placements, head_placements),
+        rollouts=rollout_plans(base.bindings, head.bindings, head.inputs),
     )
     return replace(diff, violations=check_guardrails(diff, guardrails))
 

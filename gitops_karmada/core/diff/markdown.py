@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         WorkloadPlacement,
     )
     from gitops_karmada.core.diff.removals import RemovalGroup
+    from gitops_karmada.core.diff.rollout_plan import RolloutPlan
 
 TITLE = "## Karmada placement diff"
 FULL_REPORT_HINT = "The full report is in the job summary of this workflow run and in the report file."
@@ -119,6 +120,15 @@ def render_markdown(
         "### Resolved\n\n",
         [_resolved_item(p) for p in diff.resolved],
         "resolved problem",
+        omitted,
+        "\n",
+    )
+    _section(
+        writer,
+        "### Rollouts\n\nA RolloutPolicy governs these templates: the change reaches their clusters wave by "
+        "wave, **bold** where it goes now.\n\n",
+        [_rollout_item(plan) for plan in diff.rollouts],
+        "rollout",
         omitted,
         "\n",
     )
@@ -225,6 +235,19 @@ def _placement_row(workload: WorkloadPlacement, clusters: Sequence[str]) -> str:
         template += f" ({workload.change.value})"
     columns = [template, escape(policy_text(workload)), total_text(workload), *shown, moved_text(workload)]
     return "| " + " | ".join(columns) + " |\n"
+
+
+def _rollout_item(plan: RolloutPlan) -> str:
+    waves = " → ".join(
+        (
+            f"**{escape(w.label)}** ({_names(w.clusters)})"
+            if w.reached
+            else f"{escape(w.label)} ({_names(w.clusters)})"
+        )
+        + f", then waits for {escape(w.gate)}"
+        for w in plan.waves
+    )
+    return f"- {code(plan.template)} (rollout {code(plan.policy)}, {escape(plan.phase)}): {waves}\n"
 
 
 def _removal_item(group: RemovalGroup) -> str:

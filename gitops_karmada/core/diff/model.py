@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from gitops_karmada.core.diff.bound import BoundPlacement
     from gitops_karmada.core.diff.removals import RemovalGroup
+    from gitops_karmada.core.diff.rollout_plan import RolloutPlan
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.inputs import Inputs
@@ -331,6 +332,8 @@ class PlanDiff:
     """The files that leave cluster folders, grouped by cause and the input change behind it."""
     notes: tuple[str, ...] = ()
     """What the change does not do and a reader may expect (a workload kept on a changed cluster)."""
+    rollouts: tuple[RolloutPlan, ...] = ()
+    """The wave plans of the templates whose rollout the change starts or moves (RolloutPolicy)."""
 
     @property
     def has_changes(self) -> bool:

@@ -77,9 +77,26 @@ def render_text(diff: PlanDiff, *, colour: bool = False) -> str:
             *(f"  {style('!', 'yellow')} {t}" for t in diff.unmatched),
             "",
         ]
+    out += _rollouts(diff, style)
     out += _inputs(diff.inputs, style)
     out += _manifests(diff, style)
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _rollouts(diff: PlanDiff, style: _Style) -> list[str]:
+    if not diff.rollouts:
+        return []
+    lines = [
+        style(
+            "ROLLOUTS (a RolloutPolicy sends the change wave by wave; * marks the waves it reaches)", "bold"
+        )
+    ]
+    for plan in diff.rollouts:
+        lines.append(f"  {plan.template} (rollout {plan.policy}, {plan.phase})")
+        for wave in plan.waves:
+            mark = style("*", "green") if wave.reached else " "
+            lines.append(f"    {mark} {wave.label}: {', '.join(wave.clusters)}; then waits for {wave.gate}")
+    return [*lines, ""]
 
 
 def _clusters(changes: Sequence[ClusterChange], style: _Style) -> list[str]:

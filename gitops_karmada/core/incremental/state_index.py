@@ -78,6 +78,9 @@ class IndexEntry:
     """kubectl's READY of the template's aggregated status (``3/5``); empty when not known."""
     required: bool = False
     """Whether other templates' bindings require it (``propagateDeps``): its output follows theirs."""
+    waves: Mapping[str, str] = field(default_factory=dict)
+    """Cluster → the rollout wave it is in (`` (waiting)``: its folder keeps the files of the last
+    promoted render), for a template a RolloutPolicy governs."""
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -94,6 +97,7 @@ class IndexEntry:
             **({"health": dict(sorted(self.health.items()))} if self.health else {}),
             **({"ready": self.ready} if self.ready else {}),
             **({"required": True} if self.required else {}),
+            **({"waves": dict(sorted(self.waves.items()))} if self.waves else {}),
         }
 
     @classmethod
@@ -105,6 +109,8 @@ class IndexEntry:
         rendered = tuple(raw["rendered"])
         placement = dict(raw.get("placement", {}))
         health = dict(raw.get("health", {}))
+        waves = dict(raw.get("waves", {}))
+        _only(waves.values(), str)
         _only(rendered, str)
         _only(placement.values(), int)
         _only(health.values(), str)
@@ -122,6 +128,7 @@ class IndexEntry:
             health=health,
             ready=str(raw.get("ready", "")),
             required=bool(raw.get("required", False)),
+            waves=waves,
         )
 
 

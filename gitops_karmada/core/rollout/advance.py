@@ -61,6 +61,18 @@ class Decision:
     external: tuple[str, ...] = ()
     """What else it waits for (``approval``, ``commit-status:<context>``), for the commit's trailers."""
 
+    steps: tuple[Step, ...] = ()
+    """The template's clusters in the order the rollout reaches them."""
+
+    @property
+    def waves(self) -> dict[str, str]:
+        """Cluster → its step, with `` (waiting)`` for a cluster whose folder keeps its files."""
+        return {
+            cluster: step.label + (" (waiting)" if self.files_from.get(cluster) is FilesFrom.KEPT else "")
+            for step in self.steps
+            for cluster in step.clusters
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class Rollout:
@@ -77,6 +89,11 @@ class Rollout:
 
 
 def advance(rollout: Rollout, previous: RolloutState | None, moment: Moment) -> Decision:
+    """The template's rollout after this run (the module says how)."""
+    return replace(_decide(rollout, previous, moment), steps=rollout.steps)
+
+
+def _decide(rollout: Rollout, previous: RolloutState | None, moment: Moment) -> Decision:
     policy = rollout.policy
     if previous is not None and previous.policy != policy.ref:
         previous = None  # another policy governs it now: its rollout starts afresh

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.diff.rollout_plan import gate_words
 from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.core.rollout.state import RolloutPhase, RolloutState, read_state
 from gitops_karmada.core.views.description import Description, Section
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     from gitops_karmada.model.bindings import ResourceBinding
-    from gitops_karmada.model.rollouts import RolloutGate, RolloutPolicy
+    from gitops_karmada.model.rollouts import RolloutPolicy
 
 ROLLOUT_COLUMNS = ("NAMESPACE", "NAME", "WAVES", "TEMPLATES", "PROGRESSING", "ROLLED-BACK", "HELD")
 ROLLOUT_WIDE_COLUMNS = ("WAITING",)
@@ -75,7 +76,7 @@ def describe_rollout(policy: RolloutPolicy, bindings: Iterable[ResourceBinding],
         ("Name", policy.name),
         ("Namespace", policy.namespace),
         ("Source", path),
-        ("Gate", _gate(spec.gate)),
+        ("Gate", gate_words(spec.gate)),
         ("Bake Time", spec.bake_time),
         ("On Failure", spec.on_failure.value),
         ("On New Revision", spec.on_new_revision.value),
@@ -85,7 +86,7 @@ def describe_rollout(policy: RolloutPolicy, bindings: Iterable[ResourceBinding],
         "Waves",
         ("WAVE", "CLUSTERS", "GATE"),
         tuple(
-            (wave.name, _clusters(wave.clusters.to_api()), _gate(spec.gate_of(wave.name)))
+            (wave.name, _clusters(wave.clusters.to_api()), gate_words(spec.gate_of(wave.name)))
             for wave in spec.waves
         ),
     )
@@ -104,17 +105,6 @@ def describe_rollout(policy: RolloutPolicy, bindings: Iterable[ResourceBinding],
         ),
     )
     return Description(fields, (waves, templates))
-
-
-def _gate(gate: RolloutGate) -> str:
-    parts = []
-    if gate.healthy_for is not None:
-        parts.append(f"healthy for {gate.healthy_for}")
-    if gate.commit_status is not None:
-        parts.append(f"commit status {gate.commit_status}")
-    if gate.approval:
-        parts.append("approval")
-    return ", ".join(parts) or "none"
 
 
 def _clusters(affinity: dict[str, object]) -> str:
