@@ -6,16 +6,21 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
+import signal
 import subprocess
+import time
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+import pytest
 import yaml
 
 from gitops_karmada.adapters.git_store import GitStore
 from tests.action.github_server import FakeGitHub
 from tests.builders import cluster_doc, deployment, pp_doc
 from tests.cli.test_failover import T0, record, snapshot
+from tests.clirun import COMMAND
 from tests.fleet import FleetRepo
 from tests.gitrepos import git
 
@@ -287,3 +292,26 @@ def test_the_diff_of_a_change_shows_its_wave_plan(tmp_path: Path) -> None:
     # only the first wave's file changes
     assert "clusters/member1/default/deployment.apps/web.yaml" in text
     assert "clusters/member2/default/deployment.apps/web.yaml" not in text
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.8, 1.5])
+def test_a_reconcile_killed_during_a_rollout_step_converges_on_rerun(tmp_path: Path, delay: float) -> None:
+    repo = fleet(tmp_path)
+    t1 = T0 + timedelta(minutes=1)
+    change_image(repo, t1, "nginx:1.28")
+    clean = FleetRepo(tmp_path / "clean")
+    shutil.copytree(repo.path, clean.path)
+    run_at(clean, t1, "reconcile")
+
+    stamp = f"{int(t1.timestamp())} +0000"
+    env = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}
+    process = subprocess.Popen([*COMMAND, "reconcile"], cwd=repo.path, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    time.sleep(delay)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    run_at(repo, t1, "reconcile")
+    assert git(repo.path, "rev-parse", "HEAD^{tree}") == git(clean.path, "rev-parse", "HEAD^{tree}")
+    assert rollout_state(repo) == rollout_state(clean)
+    verify(repo)
+    git(repo.path, "fsck", "--no-progress", "--no-dangling")  # fails the test on a corrupt object
