@@ -401,6 +401,7 @@ SHAPES: dict[str, dict[str, Any]] = {
                 "complete": "complete_unhealthy",
             },
             {"param": "option", "name": "after", "opts": ["--after"]},
+            {"param": "option", "name": "applied", "opts": ["--applied"], "flag": True},
             {
                 "param": "option",
                 "name": "output_format",

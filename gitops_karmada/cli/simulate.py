@@ -71,6 +71,12 @@ if TYPE_CHECKING:
     help="How long the scenario lasts (90s, 5m, 1h30m): tolerations, grace periods and the eviction queue "
     "run their course within it.",
 )
+@click.option(
+    "--applied",
+    is_flag=True,
+    help="The clusters apply what each run writes for the templates a RolloutPolicy governs and report it "
+    "healthy (but --unhealthy ones): their rollouts run forward.",
+)
 @output_option("text", "markdown", "json")
 @click.option(
     "--exit-code",
@@ -87,11 +93,12 @@ def simulate_command(
     capacities: tuple[str, ...],
     unhealthy: tuple[str, ...],
     after: str,
+    applied: bool,
     output_format: str,
     exit_code: bool,
 ) -> None:
     """Show what failover and rescheduling would do if the member clusters reported a scenario."""
-    scenario = Scenario(down, taints, capacities, unhealthy, after)
+    scenario = Scenario(down, taints, capacities, unhealthy, after, applied)
     try:
         simulation = simulate(GitStore.open(repo), rev, scenario)
     except ScenarioError as err:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.repository import RepositoryState, StatusChoice, read_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time
+from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.diff import DiffSide, PlanDiff, compare
 from gitops_karmada.core.failover.eviction_queue import eviction_pause_seconds
 from gitops_karmada.core.failover.what_if import (
@@ -33,12 +34,14 @@ from gitops_karmada.core.failover.what_if import (
 from gitops_karmada.core.interpreter import Operation, ResourceInterpreter
 from gitops_karmada.core.layout import key_of_identity
 from gitops_karmada.core.observed.fold import ObservedStatus
+from gitops_karmada.core.rollout.applied import with_applied
 from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.errors import GitopsKarmadaError, UsageError
 from gitops_karmada.model.wellknown import CONFIG_FILE, NOT_READY_TAINT_KEY
 from gitops_karmada.reconcile import ReconcileRequest, RenderResult, next_request, reconcile
 from gitops_karmada.usecases.diff import side_of
+from gitops_karmada.usecases.reconcile import rollout_due
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -81,6 +84,9 @@ class Scenario:
     """``KIND[.GROUP]/NAMESPACE/NAME@CLUSTER``."""
     after: str = "0s"
     """How long the scenario lasts (``90s``, ``5m``, ``1h30m``)."""
+    applied: bool = False
+    """Every cluster applies what each run writes for the templates a RolloutPolicy governs and reports it
+    healthy (but where ``unhealthy`` says otherwise): their rollouts run forward."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +140,8 @@ def simulate(store: GitStore, rev: str, scenario: Scenario) -> Simulation:
     check_targets(scenario, base.inputs)
     what_if = replace(what_if, unhealthy=_resolved(scenario, base.inputs))
     check_clusters(what_if, [c.name for c in base.inputs.clusters])
-    final, timeline, runs = _run(request, base, what_if, start, end)
+    final, timeline, runs = _run(request, base, what_if, start, end, applied=scenario.applied)
+    timeline = [*_rollout_entries(base, start), *timeline]  # what reconcile would start now
     quiet = Quiet(request, base, what_if, start, end)
     not_evicted = quiet.reasons(final, timeline)
     base_side = _side(f"{state.source[:12] if state.source else rev} (now)", request, base)
@@ -220,19 +227,51 @@ def _step(
     what_if: WhatIf,
     start: datetime,
     moment: datetime,
+    *,
+    applied: bool = False,
 ) -> ReconcileRequest:
-    """The request of the run at ``moment``: the previous run's output, the scenario's reports then."""
-    following = next_request(
-        current,
-        result,
-        now=format_time(moment),
-        observed=_observed(request, result, what_if, start, moment),
-    )
+    """The request of the run at ``moment``: the previous run's output, the scenario's reports then
+    (``applied``: with the governed templates' files applied and healthy)."""
+    observed = _observed(request, result, what_if, start, moment)
+    following = next_request(current, result, now=format_time(moment), observed=observed)
+    if applied:
+        observed = _applied(observed, following, result, what_if)
+        following = following.with_snapshot(observed=observed)
     return following.with_mode(what_if=what_if)
 
 
+def _applied(
+    observed: ObservedStatus, request: ReconcileRequest, result: RenderResult, what_if: WhatIf
+) -> ObservedStatus:
+    """``observed`` with every file the rollouts' templates have in ``request``'s folders reported applied:
+    healthy, but the scenario's unhealthy objects."""
+    read = request.ports.read_output
+    by_cluster: dict[str, list[Mapping[str, object]]] = {}
+    for outcome in result.outcomes:
+        if outcome.rollout is None or read is None:
+            continue
+        for cluster, path in outcome.paths.items():
+            raw = read(path)
+            documents = load_yaml_documents(raw) if raw is not None else ()
+            by_cluster.setdefault(cluster, []).extend(d.body for d in documents if isinstance(d.body, dict))
+    unhealthy: dict[str, set[Identity]] = {}
+    for identity, cluster in what_if.unhealthy:
+        unhealthy.setdefault(cluster, set()).add(identity)
+    snapshots = {
+        name: with_applied(snapshot, by_cluster.get(name, ()), frozenset(unhealthy.get(name, ())))
+        for name, snapshot in observed.snapshots.items()
+    }
+    return ObservedStatus(snapshots, observed.commit)
+
+
 def _run(
-    request: ReconcileRequest, base: RenderResult, what_if: WhatIf, start: datetime, end: datetime
+    request: ReconcileRequest,
+    base: RenderResult,
+    what_if: WhatIf,
+    start: datetime,
+    end: datetime,
+    *,
+    applied: bool = False,
 ) -> tuple[tuple[ReconcileRequest, RenderResult], list[TimelineEntry], int]:
     """Run the scenario from ``start`` to ``end``; the last request and result, the timeline, the runs."""
     timeline: list[TimelineEntry] = []
@@ -241,7 +280,7 @@ def _run(
     result = base
     steps = 0
     while True:
-        current = _step(request, current, result, what_if, start, moment)
+        current = _step(request, current, result, what_if, start, moment, applied=applied)
         result = reconcile(current)
         steps += 1
         if result.inputs is None:
@@ -249,12 +288,12 @@ def _run(
                 "the scenario does not render: " + "; ".join(map(str, result.diagnostics))
             )
         timeline.extend(_entries(result, moment))
-        wait = result.failover.requeue_after_seconds if result.failover is not None else None
+        wait = _next_look(result, moment)
         if wait is None or moment + timedelta(seconds=wait) > end or steps >= MAX_STEPS:
             break
         moment += timedelta(seconds=max(wait, 1.0))
     if moment < end and steps < MAX_STEPS:
-        current = _step(request, current, result, what_if, start, end)
+        current = _step(request, current, result, what_if, start, end, applied=applied)
         result = reconcile(current)
         steps += 1
         timeline.extend(_entries(result, end))
@@ -262,15 +301,39 @@ def _run(
     return (current, result), timeline, steps
 
 
+def _next_look(result: RenderResult, moment: datetime) -> float | None:
+    """Seconds until the controllers or a rollout ask to look again; None when nothing waits on time."""
+    waits = [result.failover.requeue_after_seconds] if result.failover is not None else []
+    due = rollout_due(result)
+    if due is not None:
+        waits.append(max((parse_time(due) - moment).total_seconds(), 0.0))
+    found = [w for w in waits if w is not None]
+    return min(found) if found else None
+
+
 def _entries(result: RenderResult, moment: datetime) -> list[TimelineEntry]:
-    """What the controllers did in one run (evictions waiting in the queue are told once, at the end)."""
+    """What the controllers and the rollouts did in one run (evictions waiting in the queue are told once,
+    at the end)."""
+    at = format_time(moment)
     if result.failover is None:
-        return []
+        return _rollout_entries(result, moment)
+    return [
+        *(
+            TimelineEntry(at, e.template, e.cluster, e.what, e.message)
+            for e in result.failover.events
+            if e.what != "queued"
+        ),
+        *_rollout_entries(result, moment),
+    ]
+
+
+def _rollout_entries(result: RenderResult, moment: datetime) -> list[TimelineEntry]:
     at = format_time(moment)
     return [
-        TimelineEntry(at, e.template, e.cluster, e.what, e.message)
-        for e in result.failover.events
-        if e.what != "queued"
+        TimelineEntry(at, str(o.key), "", "rollout", event)
+        for o in result.outcomes
+        if o.rollout is not None
+        for event in o.rollout.events
     ]
 
 

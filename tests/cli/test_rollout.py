@@ -5,6 +5,7 @@ real repositories with status snapshots (time moves through commit times, as in 
 from __future__ import annotations
 
 import copy
+import json
 import os
 import shutil
 import signal
@@ -315,3 +316,24 @@ def test_a_reconcile_killed_during_a_rollout_step_converges_on_rerun(tmp_path: P
     assert rollout_state(repo) == rollout_state(clean)
     verify(repo)
     git(repo.path, "fsck", "--no-progress", "--no-dangling")  # fails the test on a corrupt object
+
+
+def test_simulate_runs_a_rollout_forward_when_the_clusters_apply_what_is_written(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    change_image(repo, T0 + timedelta(minutes=1), "nginx:1.28")
+    done = repo.cli("simulate", "--applied", "--after", "15m", "-o", "json", check=1)
+    report = json.loads(done.stdout)
+    events = [(e["at"], e["message"]) for e in report["timeline"] if e["action"] == "rollout"]
+    assert events[0] == ("2026-01-02T03:05:05Z", "wave canary promoted (member1)")
+    # member1 reports it healthy from the next look on; 5 minutes later the rest goes
+    assert ("2026-01-02T03:10:06Z", "wave rest promoted (member2, member3)") in events
+    assert events[-1][1] == "wave rest passed its gate: the rollout succeeded"
+    # without --applied nothing is reported: the first wave waits
+    waiting = json.loads(repo.cli("simulate", "--after", "15m", "-o", "json").stdout)
+    assert [e["message"] for e in waiting["timeline"] if e["action"] == "rollout"] == [
+        "wave canary promoted (member1)"
+    ]
+    unhealthy = repo.cli("simulate", "--applied", "--unhealthy", "Deployment.apps/default/web@member1",
+                         "--after", "15m", "-o", "json", check=None)  # fmt: skip
+    messages = [e["message"] for e in json.loads(unhealthy.stdout)["timeline"] if e["action"] == "rollout"]
+    assert any("rolled back (onFailure: Rollback)" in m for m in messages)
