@@ -37,6 +37,7 @@ SNAPSHOT = {
 }
 
 CALLS: dict[str, tuple[tuple[str, ...], int]] = {
+    "approve": (("approve", "shop/web"), 1),  # the shop fleet has no RolloutPolicy: named, exit 1
     "collect": (("collect", "--cluster", "member2", "--snapshot", "<repo>/member2.snapshot"), 0),
     "completion": (("completion", "bash"), 0),
     "demo": (("demo", "--source", "<root>/repo-layout", "--workdir", "<repo>/demo"), 0),
