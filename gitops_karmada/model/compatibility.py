@@ -112,9 +112,11 @@ RULES: dict[str, Rule] = {
         "accepted by Karmada's API, but its scheduler ignores such a constraint; so does this one",
     ),
     "PropagationPolicy.spec.schedulePriority": Rule(
-        Support.NO_EFFECT,
-        "Karmada orders its scheduling queue by it; a run here schedules every changed template from one "
-        "snapshot, so the order changes nothing",
+        Support.SUPPORTED,
+        "gate PriorityBasedScheduling (on from v1.19): the value of the repository's PriorityClass of that "
+        "name orders the run's scheduling and is recorded as the binding's `schedulePriority.priority`; "
+        "a PriorityClass the repository lacks is an error and the template is not propagated "
+        "(docs/architecture.md, the scheduling order)",
     ),
     "PropagationPolicy.spec.failover": _FAILOVER,
     # OverridePolicy / ClusterOverridePolicy

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.core.lint import untolerated_no_execute
 from gitops_karmada.model.config import FeatureGate
+from gitops_karmada.model.diagnostics import error
 from gitops_karmada.reconcile.admit import admit
-from gitops_karmada.reconcile.claims import claim
+from gitops_karmada.reconcile.claims import claim, keep_previous
 from gitops_karmada.reconcile.outcome import TemplateOutcome
 from gitops_karmada.reconcile.placing import interpreted_by, place
 from gitops_karmada.reconcile.record import record
@@ -26,10 +27,12 @@ if TYPE_CHECKING:
     from gitops_karmada.core.detector import PolicyMatch
     from gitops_karmada.core.incremental.state_index import IndexEntry
     from gitops_karmada.core.quota import QuotaLedger
+    from gitops_karmada.core.scheduler.priority import ResolvedPriority
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.reconcile.claims import Requirement
     from gitops_karmada.reconcile.context import RunContext
+    from gitops_karmada.reconcile.earlier import Earlier
     from gitops_karmada.reconcile.request import Ports
 
 
@@ -41,17 +44,28 @@ def process(
     previous: ResourceBinding | None,
     required: tuple[Requirement, ...],
     fingerprint: str,
-) -> tuple[QuotaLedger, TemplateOutcome]:
-    """claim → place → admit → render targets → record, for one template."""
+    earlier: Earlier,
+    priority: ResolvedPriority,
+) -> tuple[QuotaLedger, Earlier, TemplateOutcome]:
+    """claim → place → admit → render targets → record, for one template; ``earlier``: what the templates
+    before it in the run's order (``reconcile.order``) left, returned with this one's decision added."""
     claimed = claim(ctx, template, match, previous, required, fingerprint)
     if isinstance(claimed, TemplateOutcome):
-        return ledger, replace(claimed, fingerprint=fingerprint)
-    placed = place(ctx, claimed)
+        return ledger, earlier, replace(claimed, fingerprint=fingerprint)
+    if priority.problem and not claimed.attached:
+        # Karmada's detector cannot build the binding: the template is not propagated (retried)
+        message = f"cannot build its binding: {priority.problem}"
+        problem = error(message, template.source, subject=str(template.key))
+        kept = keep_previous(ctx, template, match, previous, (problem,))
+        return ledger, earlier, replace(kept, fingerprint=fingerprint)
+    claimed = replace(claimed, priority=priority.priority)
+    placed = place(ctx, claimed, earlier)
     if isinstance(placed, TemplateOutcome):
-        return ledger, replace(placed, fingerprint=fingerprint)
+        return ledger, earlier, replace(placed, fingerprint=fingerprint)
     ledger, admitted = admit(ctx, ledger, placed)
     if isinstance(admitted, TemplateOutcome):
-        return ledger, replace(admitted, fingerprint=fingerprint)
+        return ledger, earlier, replace(admitted, fingerprint=fingerprint)
+    earlier = earlier.after(admitted, previous.spec.clusters if previous is not None else ())
     targets = render_targets(ctx, admitted)
     binding, observed_diagnostics = record(ctx, admitted, targets.rendered, fingerprint)
     lint = untolerated_no_execute(
@@ -62,20 +76,24 @@ def process(
         and ctx.config.failover.enable_taint_manager
         and ctx.config.failover.enable_no_execute_taint_eviction,
     )
-    return ledger, TemplateOutcome(
-        key=template.key,
-        match=admitted.claim.match,
-        binding=binding,
-        schedule=admitted.schedule,
-        scheduling_reason=admitted.reason,
-        overrides=targets.overrides,
-        paths=targets.paths,
-        diagnostics=(*admitted.diagnostics, *targets.diagnostics, *observed_diagnostics, *lint),
-        lazy_hold=admitted.lazy_hold,
-        interpreted_by=interpreted_by(ctx, template, admitted.components),
-        files=targets.files,
-        keep=targets.keep,
-        fingerprint=fingerprint,
+    return (
+        ledger,
+        earlier,
+        TemplateOutcome(
+            key=template.key,
+            match=admitted.claim.match,
+            binding=binding,
+            schedule=admitted.schedule,
+            scheduling_reason=admitted.reason,
+            overrides=targets.overrides,
+            paths=targets.paths,
+            diagnostics=(*admitted.diagnostics, *targets.diagnostics, *observed_diagnostics, *lint),
+            lazy_hold=admitted.lazy_hold,
+            interpreted_by=interpreted_by(ctx, template, admitted.components),
+            files=targets.files,
+            keep=targets.keep,
+            fingerprint=fingerprint,
+        ),
     )
 
 

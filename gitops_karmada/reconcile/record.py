@@ -40,6 +40,7 @@ from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import ObjectMeta
 from gitops_karmada.model.bindings import (
     AggregatedStatusItem,
+    BindingSchedulePriority,
     BindingSnapshot,
     Component,
     ObjectReference,
@@ -48,6 +49,7 @@ from gitops_karmada.model.bindings import (
     ResourceBindingSpec,
     ResourceBindingStatus,
     TargetCluster,
+    WorkloadAffinityGroups,
 )
 from gitops_karmada.model.policies import ConflictResolution
 from gitops_karmada.reconcile.claims import attached_conflict_resolution, attached_preserve
@@ -97,6 +99,9 @@ class BindingInputs:
     template_status: dict[str, Any] | None = None
     """Those reports folded into the template's status (AggregateStatus); None when nothing observed."""
     fully_applied: Condition | None = None
+    schedule_priority: int | None = None
+    """``spec.schedulePriority.priority`` (gate PriorityBasedScheduling; ``core.scheduler.priority``)."""
+    workload_affinity_groups: WorkloadAffinityGroups | None = None
 
 
 def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: str) -> ResourceBinding:
@@ -165,6 +170,7 @@ _POLICY_FIELDS = (
     "suspension",
     "preserve_resources_on_deletion",
     "schedule_priority",
+    "workload_affinity_groups",
 )
 """The binding's fields that come from its policy."""
 
@@ -205,8 +211,10 @@ def _spec_fields(inputs: BindingInputs, previous: ResourceBinding | None) -> dic
             spec_fields["suspension"] = pspec.suspension
         if pspec.preserve_resources_on_deletion is not None:
             spec_fields["preserve_resources_on_deletion"] = pspec.preserve_resources_on_deletion
-        if pspec.schedule_priority is not None:
-            spec_fields["schedule_priority"] = pspec.schedule_priority
+        if inputs.schedule_priority is not None:
+            spec_fields["schedule_priority"] = BindingSchedulePriority(priority=inputs.schedule_priority)
+        if inputs.workload_affinity_groups is not None:
+            spec_fields["workload_affinity_groups"] = inputs.workload_affinity_groups
     elif previous is not None:
         # an orphaned binding keeps the policy fields it was built with (Karmada leaves them as they are);
         # so does one whose Lazy policy changed while its template did not
@@ -298,6 +306,8 @@ def record(
             aggregated_status=items,
             template_status=folded,
             fully_applied=fully,
+            schedule_priority=claimed.priority,
+            workload_affinity_groups=placed.groups,
         ),
         claimed.previous,
         ctx.now,

@@ -166,9 +166,10 @@ def _render_attempt(number: int, attempt: ScheduleAttempt) -> list[str]:
         if verdict.skipped:
             rows.append((verdict.cluster, "skipped: being deleted"))
         elif verdict.plugin is None:
-            rows.append((verdict.cluster, "fits"))
+            rows.append((verdict.cluster, f"fits ({verdict.detail})" if verdict.detail else "fits"))
         else:
-            rows.append((verdict.cluster, f"{verdict.plugin}: {verdict.reason}"))
+            detail = f" ({verdict.detail})" if verdict.detail else ""
+            rows.append((verdict.cluster, f"{verdict.plugin}: {verdict.reason}{detail}"))
     if rows:
         lines.extend(_table(rows, "      ", "ll"))
     if attempt.candidates:
