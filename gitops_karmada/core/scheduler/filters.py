@@ -259,7 +259,7 @@ def run_filters(facts: ClusterFacts, given: FilterInput) -> FilterVerdict:
     reason, blocked = workload_anti_affinity_verdict(facts.name, given.peers, given.previous_clusters)
     if reason:
         return FilterVerdict(facts.name, FilterPlugin.WORKLOAD_ANTI_AFFINITY, reason, detail=blocked)
-    return FilterVerdict(facts.name, detail=anchored)
+    return FilterVerdict(facts.name, detail="; ".join(d for d in (anchored, blocked) if d))
 
 
 def fit_error_message(num_all_clusters: int, verdicts: Iterable[FilterVerdict]) -> str:

@@ -102,7 +102,9 @@ def workload_affinity_verdict(
         return "", ""
     group = peers.groups.affinity_group
     if cluster in previous_clusters:
-        return "", f"already targeted (affinity group {group})"
+        held = [m.binding for m in peers.affinity if cluster in m.clusters]
+        tail = f"; anchored by {', '.join(held)}" if held else ""
+        return "", f"affinity group {group}: already targeted, which always passes{tail}"
     missing = [m.binding for m in peers.affinity if cluster not in m.clusters]
     if missing:
         return AFFINITY_REASON, f"affinity group {group}: {', '.join(missing)} not on this cluster"
@@ -120,9 +122,10 @@ def workload_anti_affinity_verdict(
     if peers is None or not peers.groups.anti_affinity_group:
         return "", ""
     group = peers.groups.anti_affinity_group
-    if cluster in previous_clusters:
-        return "", ""
     blocking = [m.binding for m in peers.anti_affinity if cluster in m.clusters]
+    if cluster in previous_clusters:
+        tail = f"; {', '.join(blocking)} is on it too" if blocking else ""
+        return "", f"anti-affinity group {group}: already targeted, which always passes{tail}" if tail else ""
     if blocking:
         return ANTI_AFFINITY_REASON, f"anti-affinity group {group}: {', '.join(blocking)} is on this cluster"
     return "", ""
