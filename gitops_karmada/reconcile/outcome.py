@@ -57,6 +57,8 @@ class TemplateOutcome:
     """The fingerprint of its inputs (empty for templates without a binding)."""
     reused: bool = False
     """Taken whole from the previous run: its inputs' fingerprint did not change."""
+    tiers: Mapping[str, str] = field(default_factory=dict)
+    """With overflow affinities, the tier each target cluster is in, by name (for the index and ``diff``)."""
 
     @property
     def failed(self) -> bool:

@@ -14,6 +14,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.lint import untolerated_no_execute
+from gitops_karmada.core.scheduler.filters import binding_tiers
+from gitops_karmada.core.selectors import ZoneMatching
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import error
 from gitops_karmada.reconcile.admit import admit
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from gitops_karmada.reconcile.claims import Requirement
     from gitops_karmada.reconcile.context import RunContext
     from gitops_karmada.reconcile.earlier import Earlier
+    from gitops_karmada.reconcile.placing import Placed
     from gitops_karmada.reconcile.request import Ports
 
 
@@ -93,8 +96,20 @@ def process(
             files=targets.files,
             keep=targets.keep,
             fingerprint=fingerprint,
+            tiers=_tiers(ctx, admitted),
         ),
     )
+
+
+def _tiers(ctx: RunContext, placed: Placed) -> dict[str, str]:
+    """The overflow tier of each target cluster (empty without overflow affinities)."""
+    policy = placed.claim.match.policy
+    if policy is None or not any(t.overflow_affinities for t in policy.spec.placement.cluster_affinities):
+        return {}
+    workload = placed.replicas > 0 or placed.requirements is not None or bool(placed.components)
+    targets = [ctx.clusters[t.name] for t in placed.targets if t.name in ctx.clusters]
+    zones = ZoneMatching.of(ctx.config.karmada_version)
+    return binding_tiers(policy.spec.placement, placed.observed_affinity, workload, targets, zones)
 
 
 def stored(ports: Ports, outcome: TemplateOutcome) -> TemplateOutcome:

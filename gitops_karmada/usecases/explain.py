@@ -121,6 +121,7 @@ def explanation(outcome: TemplateOutcome) -> dict[str, Any]:
             {
                 "name": target.name,
                 "replicas": target.replicas,
+                **({"tier": outcome.tiers[target.name]} if target.name in outcome.tiers else {}),
                 **({"path": outcome.paths[target.name]} if target.name in outcome.paths else {}),
                 "rendered": target.name in rendered,
                 **({"message": notes[target.name]} if target.name in notes else {}),
@@ -177,9 +178,9 @@ def explanation_text(outcome: TemplateOutcome) -> str:
         lines += ["", "Clusters:"]
         for cluster in data["clusters"]:
             state = "" if cluster.get("applied", True) else f"  NOT APPLIED: {cluster.get('message')}"
-            lines.append(
-                f"  {cluster['name']}: {cluster['replicas']} replica(s) -> {cluster.get('path', '-')}{state}"
-            )
+            tier = f" in overflow tier {cluster['tier']}" if "tier" in cluster else ""
+            path = cluster.get("path", "-")
+            lines.append(f"  {cluster['name']}: {cluster['replicas']} replica(s){tier} -> {path}{state}")
             if cluster["name"] in outcome.overrides:
                 described = describe_override_result(outcome.overrides[cluster["name"]])
                 lines += ["    " + line for line in described.splitlines()]

@@ -78,6 +78,8 @@ class IndexEntry:
     """kubectl's READY of the template's aggregated status (``3/5``); empty when not known."""
     required: bool = False
     """Whether other templates' bindings require it (``propagateDeps``): its output follows theirs."""
+    tiers: Mapping[str, str] = field(default_factory=dict)
+    """Cluster → the overflow tier it is in, by name (only for a placement with overflow affinities)."""
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -94,6 +96,7 @@ class IndexEntry:
             **({"health": dict(sorted(self.health.items()))} if self.health else {}),
             **({"ready": self.ready} if self.ready else {}),
             **({"required": True} if self.required else {}),
+            **({"tiers": dict(sorted(self.tiers.items()))} if self.tiers else {}),
         }
 
     @classmethod
@@ -105,6 +108,8 @@ class IndexEntry:
         rendered = tuple(raw["rendered"])
         placement = dict(raw.get("placement", {}))
         health = dict(raw.get("health", {}))
+        tiers = dict(raw.get("tiers", {}))
+        _only(tiers.values(), str)
         _only(rendered, str)
         _only(placement.values(), int)
         _only(health.values(), str)
@@ -122,6 +127,7 @@ class IndexEntry:
             health=health,
             ready=str(raw.get("ready", "")),
             required=bool(raw.get("required", False)),
+            tiers=tiers,
         )
 
 

@@ -193,6 +193,33 @@ def overflow_order(cluster: Cluster, affinity: AffinityInForce) -> int:
     return NO_OVERFLOW
 
 
+def tier_names(affinity: AffinityInForce, clusters: Iterable[Cluster]) -> dict[str, str]:
+    """With overflow affinities, the tier each cluster is in, by name: the term's own ``affinityName`` for
+    the primary tier, else the first overflow affinity it matches (empty: none); without them, nothing."""
+    if not affinity.overflow or affinity.primary is None:
+        return {}
+    found: dict[str, str] = {}
+    for cluster in clusters:
+        order = overflow_order(cluster, affinity)
+        if order == 0:
+            found[cluster.name] = affinity.term_name
+        elif order != NO_OVERFLOW:
+            found[cluster.name] = str(getattr(affinity.overflow[order - 1], "affinity_name", ""))
+    return found
+
+
+def binding_tiers(
+    placement: Placement,
+    observed_name: str,
+    is_workload: bool,
+    targets: Iterable[Cluster],
+    zones: ZoneMatching = ZoneMatching.ANY,
+) -> dict[str, str]:
+    """``tier_names`` of a binding's target clusters, under the clusterAffinities term it was scheduled with
+    (``status.schedulerObservedAffinityName``)."""
+    return tier_names(affinity_in_force(placement, observed_name, is_workload, zones), targets)
+
+
 # -- SpreadConstraint and ClusterEviction ------------------------------------------------------------------
 
 

@@ -34,6 +34,7 @@ from gitops_karmada.core.scheduler.filters import (
     fit_error_message,
     overflow_order,
     run_filters,
+    tier_names,
 )
 from gitops_karmada.core.scheduler.spread import (
     ClusterDetail,
@@ -231,6 +232,10 @@ def _result(
     request = run.request
     success = decisive.succeeded
     clusters = decisive.clusters if success else request.previous_clusters
+    affinity = affinity_in_force(
+        run.placement, observed_name, _is_workload(request), ZoneMatching.of(run.version)
+    )
+    placed = [run.index.facts(c.name).cluster for c in clusters if c.name in run.index]
     explanation = ScheduleExplanation(
         template=str(request.key),
         replicas=request.replicas,
@@ -241,6 +246,7 @@ def _result(
         message=decisive.message,
         clusters=clusters,
         kept_previous=not success,
+        tiers=tier_names(affinity, placed),
     )
     return ScheduleResult(
         success=success,
