@@ -171,3 +171,18 @@ def test_a_priority_class_changed_alone_updates_the_records_that_name_it() -> No
     )
     for result in (run(after, NOW, changed=changed), run(after, NOW, mode=RunMode(full=True))):
         assert binding(result, "z-app").spec.schedule_priority.priority == 7
+
+
+def test_templates_placed_before_come_before_new_ones() -> None:
+    """v1.18 (no priority): a new ``b-app`` is scheduled after the placed ``z-app`` although its name is
+    earlier, so an anchor placed in an earlier run stays the anchor."""
+    first = fleet("v1.18")
+    tree = commit(first, run(first, NOW))
+    tree["apps/b.yaml"] = _yaml(deployment("b-app", "shop", replicas=1))
+    tree["policies-b.yaml"] = _yaml(
+        pp_doc("b", "shop", [{**DEPLOYMENTS[0], "name": "b-app"}], placement=PLACEMENT)
+    )
+    ground, req = _prepared(tree)
+    scoped = scope(ground, req)
+    names = [t.key.name for t in order(ground, scoped, judge(ground, scoped, req)).templates]
+    assert names[-1] == "b-app" and names.index("a-app") < names.index("z-app"), names
