@@ -74,6 +74,9 @@ def order(prepared: Prepared, scoped: Scope, judged: Judgement) -> SchedulingOrd
     priorities: dict[Identity, ResolvedPriority] = {}
     members: dict[Identity, GroupMember] = {}
     keys: dict[Identity, tuple[object, ...]] = {}
+    if grouping:
+        # every member, the templates a partial run keeps or not: one that stands keeps its recorded clusters
+        members = _members(prepared, scoped, judged)
     for template in scoped.templates:
         key = template.key
         ident = key.identity
@@ -86,16 +89,10 @@ def order(prepared: Prepared, scoped: Scope, judged: Judgement) -> SchedulingOrd
             )
             if resolved != NO_PRIORITY:
                 priorities[ident] = resolved
-        placed = None if required else _previous_clusters(prepared, judged, ident)
-        if policy is not None and grouping:
-            placement = policy.spec.placement
-            groups = affinity_groups(template.body, placement, enabled=True, namespaced=bool(key.namespace))
-            if groups is not None:
-                if placed is None:
-                    placed = _previous_clusters(prepared, judged, ident)
-                members[ident] = GroupMember(
-                    f"{key.namespace}/{binding_name(key)}", key.namespace, groups, placed
-                )
+        member = members.get(ident)
+        placed = member.clusters if member is not None else None
+        if placed is None and not required:
+            placed = _previous_clusters(prepared, scoped, judged, ident)
         keys[ident] = (
             required,
             -priorities.get(ident, NO_PRIORITY).order if by_priority else 0,
@@ -113,11 +110,35 @@ def order(prepared: Prepared, scoped: Scope, judged: Judgement) -> SchedulingOrd
     )
 
 
-def _previous_clusters(prepared: Prepared, judged: Judgement, identity: Identity) -> frozenset[str]:
-    """The clusters the template's previous result targets: its index entry's when it is reused (its record
-    is not read), else its record's (read already for the templates to redo)."""
+def _members(prepared: Prepared, scoped: Scope, judged: Judgement) -> dict[Identity, GroupMember]:
+    """Every template in a workload-affinity group, with the clusters its previous result targets."""
+    members: dict[Identity, GroupMember] = {}
+    for template in prepared.templates:
+        key = template.key
+        match = scoped.matches.get(key.identity)
+        if match is None or match.policy is None or not key.namespace:
+            continue
+        groups = affinity_groups(template.body, match.policy.spec.placement, enabled=True, namespaced=True)
+        if groups is not None:
+            placed = _previous_clusters(prepared, scoped, judged, key.identity)
+            members[key.identity] = GroupMember(
+                f"{key.namespace}/{binding_name(key)}", key.namespace, groups, placed
+            )
+    return members
+
+
+def _previous_clusters(
+    prepared: Prepared, scoped: Scope, judged: Judgement, identity: Identity
+) -> frozenset[str]:
+    """The clusters the template's previous result targets: its index entry's when it is reused or stands
+    (its record is not read), else its record's (read already for the templates to redo)."""
     verdict = judged.verdicts.get(identity)
-    if verdict is not None and verdict.entry is not None:
-        return frozenset(verdict.entry.placement)
+    index = prepared.previous.index
+    if verdict is not None:
+        entry = verdict.entry
+    else:  # required, or not kept by a partial run: what the index records of it
+        entry = scoped.standing.get(identity) or (index.entries.get(identity) if index is not None else None)
+    if entry is not None:
+        return frozenset(entry.placement)
     binding = prepared.previous.binding(identity)
     return frozenset(c.name for c in binding.spec.clusters) if binding is not None else frozenset()

@@ -129,15 +129,22 @@ def test_a_new_member_in_an_incremental_run_lands_as_in_a_full_run() -> None:
     """The anchor is reused (not redone) in the incremental run: its recorded clusters count."""
     first = fleet({"a": {"grp": "x"}}, {"a": "m2"})
     tree = commit(first, run(first, NOW))
-    after = {**tree, **fleet({"a": {"grp": "x"}, "b": {"grp": "x"}}, {"a": "m2"})}
-    changed_paths = frozenset({"apps/b.yaml", "policies.yaml"})
+    added = {
+        "apps/b.yaml": _yaml(deployment("b", "ns", replicas=1, labels={"grp": "x"})),
+        "policies-b.yaml": _yaml(policy("free", ["b"], ["m1", "m2", "m3"])),
+    }
+    after = {**tree, **added}
     config, _ = load_config(after[CONFIG_FILE])
-    before = load({"policies.yaml": tree["policies.yaml"]}, config).inputs
-    incremental = run(after, NOW, changed=ChangedInputs(changed_paths, before))
+    changed = ChangedInputs(frozenset(added), load({}, config).inputs)
+    incremental = run(after, NOW, changed=changed)
     full = run(after, NOW, mode=RunMode(full=True))
     assert incremental.incremental
     assert commit(after, incremental) == commit(after, full)
     assert placed(full)["b"] == ["m2"]
+    # diff's partial run keeps only what the change touched, and still sees the standing anchor
+    partial = run(after, NOW, changed=changed, mode=RunMode(partial=True))
+    assert "a" not in placed(partial)
+    assert placed(partial)["b"] == ["m2"]
 
 
 def test_explain_names_the_member_that_anchored_or_blocked_a_cluster(tmp_path: Path) -> None:
