@@ -186,3 +186,26 @@ def test_templates_placed_before_come_before_new_ones() -> None:
     scoped = scope(ground, req)
     names = [t.key.name for t in order(ground, scoped, judge(ground, scoped, req)).templates]
     assert names[-1] == "b-app" and names.index("a-app") < names.index("z-app"), names
+
+
+def test_the_higher_priority_is_admitted_first_by_a_federated_resource_quota() -> None:
+    """A FederatedResourceQuota of 4 CPU in ``shop``, two new workloads of 3 × 1 CPU: the fold admits in
+    the scheduling order, so the one with the PriorityClass is admitted and the other refused."""
+    tree = fleet(overcommit=False)
+    tree[CONFIG_FILE] = yaml.safe_dump({"featureGates": {"FederatedQuotaEnforcement": True}}).encode()
+    for name in ("a-app", "z-app"):
+        body = deployment(name, "shop", replicas=3, requests={"cpu": "1"})
+        tree[f"apps/{name[0]}.yaml"] = _yaml(body)
+    tree["inventory/big.yaml"] = _yaml(cluster_doc("big", allocatable={"pods": "40", "cpu": "40"}))
+    tree["quota.yaml"] = _yaml(
+        {
+            "apiVersion": "policy.karmada.io/v1alpha1",
+            "kind": "FederatedResourceQuota",
+            "metadata": {"name": "quota", "namespace": "shop"},
+            "spec": {"overall": {"cpu": "4"}},
+        }
+    )
+    result = run(tree, NOW)
+    assert placements(result)["z-app"] == {"big": 3}
+    refused = [str(d) for d in result.diagnostics if d.source is not None and d.source.path == "apps/a.yaml"]
+    assert any("FederatedResourceQuota(shop/quota) exceeded" in d for d in refused), refused

@@ -166,3 +166,27 @@ def test_explain_names_the_member_that_anchored_or_blocked_a_cluster(tmp_path: P
     assert "(anti-affinity group rep=1: ns/p-deployment is on this cluster)" in text
     record = repo.load("karmada-state/bindings/ns/deployment.apps/b.yaml")
     assert record["spec"]["workloadAffinityGroups"] == {"affinityGroup": "grp=x"}
+
+
+def test_the_priority_order_decides_the_anchor() -> None:
+    """``z`` may go only to m3, ``a`` anywhere, both new, same group. With PriorityBasedScheduling (v1.19)
+    and a PriorityClass on z's policy, z is first and anchors the group on m3, where ``a`` follows; following
+    v1.18 (no priority) ``a`` is first by name, anchors on m1, and z finds no cluster."""
+    tree = fleet({"a": {"grp": "x"}, "z": {"grp": "x"}}, {"z": "m3"})
+    docs = list(yaml.safe_load_all(tree["policies.yaml"]))
+    for doc in docs:
+        if doc["metadata"]["name"] == "pin-z":
+            doc["spec"]["schedulePriority"] = {"priorityClassName": "first"}
+    tree["policies.yaml"] = _yaml(*docs)
+    first = {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "first"},
+        "value": 10,
+    }
+    tree["apps/classes.yaml"] = _yaml(first)
+    assert placed(run(tree, NOW)) == {"a": ["m3"], "z": ["m3"]}
+    tree[CONFIG_FILE] = yaml.safe_dump(
+        {"karmadaVersion": "v1.18", "featureGates": {"WorkloadAffinity": True}}
+    ).encode()
+    assert placed(run(tree, NOW)) == {"a": ["m1"], "z": []}
