@@ -233,6 +233,8 @@ def _schedule(
     earlier: Earlier,
 ) -> ScheduleResult:
     template = base.claim.template
+    assumed = earlier.assumed(ctx.clusters.keys())
+    accurate = ctx.accurate
     return schedule(
         ScheduleRequest(
             key=template.key,
@@ -247,12 +249,14 @@ def _schedule(
             evicted_clusters=frozenset(
                 task.from_cluster for task in (prev.spec.graceful_eviction_tasks if prev else ())
             ),
-            assumed=earlier.assumed(ctx.clusters.keys()),
+            assumed=assumed,
             peers=earlier.peers(template.key, base.groups),
         ),
         ctx.cluster_index,
         gates={gate: ctx.gate(gate) for gate in FeatureGate},
-        estimators=(ctx.accurate.for_namespace(template.key.namespace),) if ctx.accurate is not None else (),
+        estimators=(accurate.for_namespace(template.key.namespace).with_assumed(assumed),)
+        if accurate is not None
+        else (),
         enable_empty_workload_propagation=ctx.config.enable_empty_workload_propagation,
         version=ctx.config.karmada_version,
     )

@@ -209,3 +209,30 @@ def test_the_higher_priority_is_admitted_first_by_a_federated_resource_quota() -
     assert placements(result)["z-app"] == {"big": 3}
     refused = [str(d) for d in result.diagnostics if d.source is not None and d.source.path == "apps/a.yaml"]
     assert any("FederatedResourceQuota(shop/quota) exceeded" in d for d in refused), refused
+
+
+def _nodes(name: str, cpu: str) -> bytes:
+    node = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name},
+        "status": {"allocatable": {"cpu": cpu, "memory": "64Gi", "pods": "110"}},
+    }
+    return _yaml({"apiVersion": "v1", "kind": "List", "items": [node]})
+
+
+def test_the_accurate_estimator_places_what_earlier_templates_were_given_first() -> None:
+    """The summaries promise 40 CPUs everywhere; the nodes hold 4 (big) and 3 (small). z-app (priority)
+    takes 3 CPUs on big; with the assumption placed on big's node first, a-app finds 1 there and goes to
+    small. Without the gate both see the node empty and go to big."""
+    ample = {"cpu": "40", "memory": "64Gi", "pods": "100"}
+    tree = fleet()
+    tree["inventory/big.yaml"] = _yaml(cluster_doc("big", allocatable=ample))
+    tree["inventory/small.yaml"] = _yaml(cluster_doc("small", allocatable=ample))
+    tree["cluster-snapshots/big/nodes.yaml"] = _nodes("n1", "4")
+    tree["cluster-snapshots/small/nodes.yaml"] = _nodes("n2", "3")
+    for name in ("a-app", "z-app"):
+        tree[f"apps/{name[0]}.yaml"] = _yaml(deployment(name, "shop", replicas=3, requests={"cpu": "1"}))
+    assert placements(run(tree, NOW)) == {"z-app": {"big": 3}, "a-app": {"small": 3}}
+    tree[CONFIG_FILE] = yaml.safe_dump({"karmadaVersion": "v1.19"}).encode()
+    assert placements(run(tree, NOW)) == {"z-app": {"big": 3}, "a-app": {"big": 3}}
