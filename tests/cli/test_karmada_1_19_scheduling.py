@@ -169,3 +169,42 @@ def test_one_component_is_scheduled_as_a_component_set_from_1_18(
     repo.cli("reconcile")
     record = repo.load("karmada-state/bindings/default/parts.example.com/one.yaml")["spec"]
     assert record["clusters"] == [{"name": placed}]
+
+
+@pytest.mark.parametrize(
+    ("version", "after"),
+    [("v1.17", {"m1": 2, "m2": 1}), ("v1.16", {"m1": 1, "m2": 1, "m3": 1})],
+)
+def test_a_dynamic_scale_down_weighs_only_clusters_still_candidates_from_1_17(
+    tmp_path: Path, version: str, after: dict[str, int]
+) -> None:
+    """6 replicas over m1-m3 (2 each); one commit drops m3 from the affinity and scales to 3. From v1.17 the
+    scale-down weighs m1 and m2 only (spec §12); v1.16 weighs every previous cluster, m3 included, and keeps
+    a seat there. The README's "Dynamic scale-down weights" row."""
+
+    def files(clusters: list[str], replicas: int) -> dict[str, Any]:
+        return {
+            "apps/web.yaml": deployment("web", replicas=replicas),
+            "policy.yaml": pp_doc(
+                "web",
+                "default",
+                DEPLOYMENTS,
+                placement={"clusterAffinity": {"clusterNames": clusters}, "replicaScheduling": DYNAMIC},
+            ),
+        }
+
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {
+            "gitops-karmada.yaml": config(version),
+            **{f"inventory/{c}.yaml": cluster_doc(c, allocatable={"pods": "10"}) for c in ("m1", "m2", "m3")},
+            **files(["m1", "m2", "m3"], 6),
+        },
+    )
+    repo.cli("reconcile")
+    assert placement(repo.render_json())["Deployment/web"] == {"m1": 2, "m2": 2, "m3": 2}
+    for name, content in files(["m1", "m2"], 3).items():
+        repo.write(name, content)
+    repo.commit("leave m3, scale down")
+    repo.cli("reconcile", "--allow", "all", check=None)
+    assert placement(repo.render_json())["Deployment/web"] == after
