@@ -36,15 +36,16 @@ def cell_text(before: int | None, after: int | None, has_replicas: bool) -> str:
 
 
 def placement_cell_text(cell: PlacementCell, has_replicas: bool) -> str:
-    """``cell_text`` with the overflow tier the replicas are in, when there are tiers: ``4 (on-prem)``,
-    ``3 → 5 (cloud)``, ``2 (on-prem → cloud)``."""
+    """``cell_text`` with the overflow tier the replicas are in, when a side records one: ``4 (on-prem)``,
+    ``3 → 5 (cloud)``, ``2 (on-prem → cloud)`` (a side without tiers, or without replicas there, shows the
+    other side's)."""
     text = cell_text(cell.before, cell.after, has_replicas)
     old, new = cell.tier_before, cell.tier_after
     if not old and not new:
         return text
-    if cell.before is None or old == new or cell.after is None:
-        return f"{text} ({new or old})"
-    return f"{text} ({old or ABSENT} {ARROW} {new or ABSENT})"
+    if old and new and old != new and cell.before is not None and cell.after is not None:
+        return f"{text} ({old} {ARROW} {new})"
+    return f"{text} ({new or old})"
 
 
 def policy_text(workload: WorkloadPlacement) -> str:
