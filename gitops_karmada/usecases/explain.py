@@ -113,6 +113,9 @@ def explanation(outcome: TemplateOutcome) -> dict[str, Any]:
             or ("Karmada keeps a Divided workload's result while its placement and replicas are unchanged"
                 if match.policy is not None else "no policy: the previous placement is kept"),
             **({"condition": scheduled.to_api()} if scheduled else {}),
+            **({"schedulePriority": spec.schedule_priority.priority} if spec.schedule_priority else {}),
+            **({"workloadAffinityGroups": spec.workload_affinity_groups.to_api()}
+               if spec.workload_affinity_groups else {}),
             **({"explanation": outcome.schedule.explanation.to_dict()} if outcome.schedule else {}),
         }  # fmt: skip
         rendered = set(applied_clusters(binding))
@@ -169,6 +172,14 @@ def explanation_text(outcome: TemplateOutcome) -> str:
         scheduling = data["scheduling"]
         verdict = "ran" if scheduling["ran"] else "kept the previous result; re-evaluated here to explain it"
         lines += ["", f"Scheduling: {verdict} ({scheduling['why']})"]
+        if "schedulePriority" in scheduling:
+            lines.append(
+                f"  schedulePriority {scheduling['schedulePriority']}: scheduled before the templates of "
+                "lower priority (docs/architecture.md, the scheduling order)"
+            )
+        for term, group in sorted(scheduling.get("workloadAffinityGroups", {}).items()):
+            if group:
+                lines.append(f"  {term}: {group}")
         if outcome.schedule is not None:
             lines += ["  " + line for line in outcome.schedule.explanation.to_text().splitlines()]
         elif "condition" in scheduling:

@@ -208,3 +208,34 @@ def test_a_dynamic_scale_down_weighs_only_clusters_still_candidates_from_1_17(
     repo.commit("leave m3, scale down")
     repo.cli("reconcile", "--allow", "all", check=None)
     assert placement(repo.render_json())["Deployment/web"] == after
+
+
+def test_explain_shows_the_schedule_priority_from_the_repositorys_priority_class(tmp_path: Path) -> None:
+    urgent = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "urgent"}}
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {
+            "inventory/m1.yaml": cluster_doc("m1"),
+            "apps/web.yaml": deployment("web", replicas=1),
+            "apps/urgent.yaml": {**urgent, "value": 1000},
+            "policy.yaml": pp_doc(
+                "web", "default", DEPLOYMENTS, schedulePriority={"priorityClassName": "urgent"}
+            ),
+        },
+    )
+    repo.cli("reconcile")
+    assert (
+        "  schedulePriority 1000: scheduled before the templates of lower priority"
+        in repo.cli("explain", "Deployment/default/web").stdout
+    )
+    record = repo.load("karmada-state/bindings/default/deployment.apps/web.yaml")
+    assert record["spec"]["schedulePriority"] == {"priority": 1000}
+    # the PriorityClass gone: the binding cannot be built, the template keeps what it had (an error)
+    repo.delete("apps/urgent.yaml")
+    repo.commit("PriorityClass removed")
+    done = repo.cli("reconcile", check=1)
+    assert (
+        "cannot build its binding: PriorityClass 'urgent' (schedulePriority.priorityClassName) is not in the repository"
+        in done.stderr
+    )
+    assert repo.exists("clusters/m1/default/deployment.apps/web.yaml")

@@ -162,8 +162,10 @@ def test_explain_names_the_member_that_anchored_or_blocked_a_cluster(tmp_path: P
         "m2  fits (affinity group grp=x: already targeted, which always passes; anchored by ns/a-deployment)"
         in text
     )
+    assert "  affinityGroup: grp=x" in text
     text = repo.cli("explain", "Deployment/ns/q").stdout
     assert "(anti-affinity group rep=1: ns/p-deployment is on this cluster)" in text
+    assert "  antiAffinityGroup: rep=1" in text
     record = repo.load("karmada-state/bindings/ns/deployment.apps/b.yaml")
     assert record["spec"]["workloadAffinityGroups"] == {"affinityGroup": "grp=x"}
 
