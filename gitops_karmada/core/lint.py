@@ -112,17 +112,20 @@ def untolerated_no_execute(
 
 
 def unhonoured_fields(inputs: Inputs) -> Iterator[Diagnostic]:
-    """A warning per field that is accepted (valid Karmada API) but does not affect placement here yet."""
+    """A warning per field that is accepted (valid Karmada API) but does not affect placement in this
+    repository: its feature gate is off."""
     policies: list[AnyPropagationPolicy] = [
         *inputs.propagation_policies,
         *inputs.cluster_propagation_policies,
     ]
     for policy in policies:
         source = inputs.sources.get((policy.kind, policy.namespace, policy.name))
-        if policy.spec.placement.workload_affinity is not None:
+        if policy.spec.placement.workload_affinity is not None and not inputs.config.gate(
+            FeatureGate.WORKLOAD_AFFINITY
+        ):
             yield warning(
-                "workloadAffinity is accepted but not honoured yet: templates are placed as if it were "
-                "absent",
+                "workloadAffinity is validated but not applied: Karmada's scheduler honours it only with the "
+                "feature gate WorkloadAffinity, which is off (featureGates in gitops-karmada.yaml)",
                 source,
                 "spec.placement.workloadAffinity",
             )

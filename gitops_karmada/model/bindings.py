@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from gitops_karmada.model.base import ApiModel, ObjectMeta, ResourceList, Toleration
 from gitops_karmada.model.clusters import Condition
@@ -17,7 +17,6 @@ from gitops_karmada.model.policies import (
     ConflictResolution,
     FailoverBehavior,
     Placement,
-    SchedulePriority,
     Suspension,
 )
 
@@ -87,6 +86,16 @@ class GracefulEvictionTask(ApiModel):
     creation_timestamp: str | None = None
 
 
+class BindingSchedulePriority(ApiModel):
+    """``spec.schedulePriority`` of a ResourceBinding (gate PriorityBasedScheduling): the value of the
+    PriorityClass its policy names (``core.scheduler.priority``). Records written before v1.19 support
+    carried the policy's own fields here; they are dropped when read."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    priority: int = 0
+
+
 class WorkloadAffinityGroups(ApiModel):
     """The groups a binding belongs to (v1.17, gate WorkloadAffinity): ``<labelKey>=<labelValue>`` each, of
     its namespace; only ResourceBindings get them."""
@@ -111,7 +120,7 @@ class ResourceBindingSpec(ApiModel):
     reschedule_triggered_at: str | None = None
     suspension: Suspension | None = None
     preserve_resources_on_deletion: bool | None = None
-    schedule_priority: SchedulePriority | None = None
+    schedule_priority: BindingSchedulePriority | None = None
     workload_affinity_groups: WorkloadAffinityGroups | None = None
 
 

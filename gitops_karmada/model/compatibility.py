@@ -103,18 +103,22 @@ RULES: dict[str, Rule] = {
         Support.NO_EFFECT, "deprecated in Karmada in favour of `propagateDeps`, which Karmada reads instead"
     ),
     "PropagationPolicy.spec.placement.workloadAffinity": Rule(
-        Support.IGNORED_WITH_WARNING,
-        "Karmada v1.17+: `affinity.groupByLabelKey` / `antiAffinity.groupByLabelKey`, validated as Karmada's "
-        "webhook does (label keys, not the same key); templates are placed as if it were absent",
+        Support.SUPPORTED,
+        "with the feature gate WorkloadAffinity (alpha, off by default, as in Karmada): the template's "
+        "groups recorded as the binding's `workloadAffinityGroups`, and the scheduler's two filters over the "
+        "members placed before it in the run's order (docs/architecture.md, the scheduling order); without "
+        "the gate it is validated only, with a warning",
     ),
     "PropagationPolicy.spec.placement.spreadConstraints.spreadByLabel": Rule(
         Support.NO_EFFECT,
         "accepted by Karmada's API, but its scheduler ignores such a constraint; so does this one",
     ),
     "PropagationPolicy.spec.schedulePriority": Rule(
-        Support.NO_EFFECT,
-        "Karmada orders its scheduling queue by it; a run here schedules every changed template from one "
-        "snapshot, so the order changes nothing",
+        Support.SUPPORTED,
+        "gate PriorityBasedScheduling (on from v1.19): the value of the repository's PriorityClass of that "
+        "name orders the run's scheduling and is recorded as the binding's `schedulePriority.priority`; "
+        "a PriorityClass the repository lacks is an error and the template is not propagated "
+        "(docs/architecture.md, the scheduling order)",
     ),
     "PropagationPolicy.spec.failover": _FAILOVER,
     # OverridePolicy / ClusterOverridePolicy

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.clusters import Condition
     from gitops_karmada.reconcile.context import RunContext
     from gitops_karmada.reconcile.outcome import TemplateOutcome
-    from gitops_karmada.reconcile.placing import Placed
+    from gitops_karmada.reconcile.placed import Placed
 
 
 def admit(

@@ -65,6 +65,8 @@ class Claim:
     required: tuple[Requirement, ...] = ()
     fingerprint: str = ""
     """The inputs' fingerprint of this run (equal to the previous record's: nothing it reads changed)."""
+    priority: int | None = None
+    """``spec.schedulePriority.priority`` (``core.scheduler.priority``); None: the binding has none."""
 
     @property
     def attached(self) -> bool:

@@ -112,6 +112,7 @@ def index_entry(
         claim=(claim[0].kind, claim[0].namespace, claim[0].name, claim[1]) if claim else None,
         warnings=tuple(d for d in outcome.diagnostics if not d.is_error),
         placement=placed.replicas,
+        tiers=dict(outcome.tiers),
         workload=placed.has_replicas,
         failover=has_failover_business(binding),
         health=cluster_health(binding),

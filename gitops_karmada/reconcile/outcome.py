@@ -67,6 +67,8 @@ class TemplateOutcome:
     """Taken whole from the previous run: its inputs' fingerprint did not change."""
     rollout: Decision | None = None
     """What its RolloutPolicy's rollout decided this run (None: none governs it, or it was reused)."""
+    tiers: Mapping[str, str] = field(default_factory=dict)
+    """With overflow affinities, the tier each target cluster is in, by name (for the index and ``diff``)."""
 
     @property
     def failed(self) -> bool:

@@ -7,7 +7,7 @@ its change, a Divided workload whose placement and replicas did not change). Pur
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.binding import (
@@ -23,6 +23,7 @@ from gitops_karmada.core.interpreter import Operation
 from gitops_karmada.core.interpreter.errors import interpret_problem
 from gitops_karmada.core.scheduler import ScheduleRequest, ScheduleResult, schedule
 from gitops_karmada.core.scheduler.triggers import scheduling_reason
+from gitops_karmada.core.scheduler.workload_affinity import affinity_groups
 from gitops_karmada.model.bindings import TargetCluster
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import Diagnostic, error, warning
@@ -30,38 +31,25 @@ from gitops_karmada.model.errors import InterpretError
 from gitops_karmada.model.policies import ActivationPreference
 from gitops_karmada.reconcile.claims import Claim, keep_previous
 from gitops_karmada.reconcile.context import tie_break_uid
+from gitops_karmada.reconcile.placed import Placed
 
 if TYPE_CHECKING:
-    from gitops_karmada.model.bindings import Component, ReplicaRequirements, ResourceBinding
+    from gitops_karmada.model.bindings import (
+        Component,
+        ReplicaRequirements,
+        ResourceBinding,
+    )
     from gitops_karmada.model.clusters import Condition
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.policies import Placement as PolicyPlacement
     from gitops_karmada.reconcile.context import RunContext
+    from gitops_karmada.reconcile.earlier import Earlier
     from gitops_karmada.reconcile.outcome import TemplateOutcome
 
 
-@dataclass(frozen=True, slots=True)
-class Placed:
-    claim: Claim
-    replicas: int
-    requirements: ReplicaRequirements | None
-    components: tuple[Component, ...]
-    targets: tuple[TargetCluster, ...]
-    condition: Condition | None
-    """The Scheduled condition; None for an attached binding (never scheduled itself)."""
-    changed: bool
-    """Whether the scheduling result differs from the previous one (for lastScheduledTime)."""
-    observed_affinity: str
-    template_hash: str
-    lazy_hold: bool
-    schedule: ScheduleResult | None = None
-    reason: str | None = None
-    """Why scheduling ran; None when the previous result was kept."""
-    diagnostics: tuple[Diagnostic, ...] = ()
-
-
-def place(ctx: RunContext, claim: Claim) -> Placed | TemplateOutcome:
-    """Interpret and schedule ``claim``; a template that cannot be interpreted keeps its previous result."""
+def place(ctx: RunContext, claim: Claim, earlier: Earlier) -> Placed | TemplateOutcome:
+    """Interpret and schedule ``claim`` after what ``earlier`` templates of the run's order were given; a
+    template that cannot be interpreted keeps its previous result."""
     template, match, prev = claim.template, claim.match, claim.previous
     try:
         replicas, requirements, components = interpret(ctx, template)
@@ -89,6 +77,14 @@ def place(ctx: RunContext, claim: Claim) -> Placed | TemplateOutcome:
         observed_affinity=observed,
         template_hash=current_hash,
         lazy_hold=lazy_hold,
+        groups=affinity_groups(
+            template.body,
+            match.policy.spec.placement,
+            enabled=ctx.gate(FeatureGate.WORKLOAD_AFFINITY),
+            namespaced=bool(template.key.namespace),
+        )
+        if match.policy is not None
+        else None,
     )
     if claim.attached:
         return base
@@ -103,15 +99,15 @@ def place(ctx: RunContext, claim: Claim) -> Placed | TemplateOutcome:
     if match.state is ClaimState.ORPHANED or lazy_hold:
         assert prev is not None
         return replace(base, targets=prev.spec.clusters, condition=_kept_condition(prev))
-    return _by_policy(ctx, base)
+    return _by_policy(ctx, base, earlier)
 
 
-def _by_policy(ctx: RunContext, base: Placed) -> Placed:
+def _by_policy(ctx: RunContext, base: Placed, earlier: Earlier) -> Placed:
     """Schedule as the claiming policy says, when Karmada would (``core.scheduler.triggers``)."""
     claim = base.claim
     template, match, prev = claim.template, claim.match, claim.previous
     key = template.key
-    replicas, requirements, components = base.replicas, base.requirements, base.components
+    replicas, components = base.replicas, base.components
     observed = base.observed_affinity
     assert match.policy is not None
     scheduler = match.policy.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
@@ -132,16 +128,10 @@ def _by_policy(ctx: RunContext, base: Placed) -> Placed:
         assert prev is not None
         # re-evaluated only to be explained: the kept result stays the binding's
         explained = (
-            _schedule(
-                ctx, template, placement, replicas, requirements, components, prev, observed, rescheduling
-            )
-            if ctx.explain
-            else None
+            _schedule(ctx, base, placement, prev, observed, rescheduling, earlier) if ctx.explain else None
         )
         return replace(base, targets=prev.spec.clusters, condition=_kept_condition(prev), schedule=explained)
-    result = _schedule(
-        ctx, template, placement, replicas, requirements, components, prev, observed, rescheduling
-    )
+    result = _schedule(ctx, base, placement, prev, observed, rescheduling, earlier)
     diagnostics: tuple[Diagnostic, ...] = ()
     if not result.success:
         message = f"cannot be scheduled: {result.condition_message}"
@@ -213,33 +203,38 @@ def interpreted_by(ctx: RunContext, template: Manifest, components: tuple[Compon
 
 def _schedule(
     ctx: RunContext,
-    template: Manifest,
+    base: Placed,
     placement: PolicyPlacement,
-    replicas: int,
-    requirements: ReplicaRequirements | None,
-    components: tuple[Component, ...],
     prev: ResourceBinding | None,
     observed: str,
     reschedule: bool,
+    earlier: Earlier,
 ) -> ScheduleResult:
+    template = base.claim.template
+    assumed = earlier.assumed(ctx.clusters.keys())
+    accurate = ctx.accurate
     return schedule(
         ScheduleRequest(
             key=template.key,
             tie_break_uid=tie_break_uid(template),
             placement=placement,
-            replicas=replicas,
-            replica_requirements=requirements,
-            components=components,
+            replicas=base.replicas,
+            replica_requirements=base.requirements,
+            components=base.components,
             previous_clusters=prev.spec.clusters if prev is not None else (),
             observed_affinity_name=observed,
             reschedule=reschedule,
             evicted_clusters=frozenset(
                 task.from_cluster for task in (prev.spec.graceful_eviction_tasks if prev else ())
             ),
+            assumed=assumed,
+            peers=earlier.peers(template.key, base.groups),
         ),
         ctx.cluster_index,
         gates={gate: ctx.gate(gate) for gate in FeatureGate},
-        estimators=(ctx.accurate.for_namespace(template.key.namespace),) if ctx.accurate is not None else (),
+        estimators=(accurate.for_namespace(template.key.namespace).with_assumed(assumed),)
+        if accurate is not None
+        else (),
         enable_empty_workload_propagation=ctx.config.enable_empty_workload_propagation,
         version=ctx.config.karmada_version,
     )

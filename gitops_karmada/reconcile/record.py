@@ -41,6 +41,7 @@ from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import ObjectMeta
 from gitops_karmada.model.bindings import (
     AggregatedStatusItem,
+    BindingSchedulePriority,
     BindingSnapshot,
     Component,
     ObjectReference,
@@ -49,6 +50,7 @@ from gitops_karmada.model.bindings import (
     ResourceBindingSpec,
     ResourceBindingStatus,
     TargetCluster,
+    WorkloadAffinityGroups,
 )
 from gitops_karmada.model.policies import ConflictResolution
 from gitops_karmada.reconcile.claims import attached_conflict_resolution, attached_preserve
@@ -63,7 +65,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.reconcile.claims import Claim
     from gitops_karmada.reconcile.context import RunContext
-    from gitops_karmada.reconcile.placing import Placed
+    from gitops_karmada.reconcile.placed import Placed
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,6 +103,9 @@ class BindingInputs:
     template_status: dict[str, Any] | None = None
     """Those reports folded into the template's status (AggregateStatus); None when nothing observed."""
     fully_applied: Condition | None = None
+    schedule_priority: int | None = None
+    """``spec.schedulePriority.priority`` (gate PriorityBasedScheduling; ``core.scheduler.priority``)."""
+    workload_affinity_groups: WorkloadAffinityGroups | None = None
 
 
 def build_binding(inputs: BindingInputs, previous: ResourceBinding | None, now: str) -> ResourceBinding:
@@ -171,6 +176,7 @@ _POLICY_FIELDS = (
     "suspension",
     "preserve_resources_on_deletion",
     "schedule_priority",
+    "workload_affinity_groups",
 )
 """The binding's fields that come from its policy."""
 
@@ -211,8 +217,10 @@ def _spec_fields(inputs: BindingInputs, previous: ResourceBinding | None) -> dic
             spec_fields["suspension"] = pspec.suspension
         if pspec.preserve_resources_on_deletion is not None:
             spec_fields["preserve_resources_on_deletion"] = pspec.preserve_resources_on_deletion
-        if pspec.schedule_priority is not None:
-            spec_fields["schedule_priority"] = pspec.schedule_priority
+        if inputs.schedule_priority is not None:
+            spec_fields["schedule_priority"] = BindingSchedulePriority(priority=inputs.schedule_priority)
+        if inputs.workload_affinity_groups is not None:
+            spec_fields["workload_affinity_groups"] = inputs.workload_affinity_groups
     elif previous is not None:
         # an orphaned binding keeps the policy fields it was built with (Karmada leaves them as they are);
         # so does one whose Lazy policy changed while its template did not
@@ -310,6 +318,8 @@ def record(
             template_status=folded,
             fully_applied=fully,
             rollout=rollout,
+            schedule_priority=claimed.priority,
+            workload_affinity_groups=placed.groups,
         ),
         claimed.previous,
         ctx.now,

@@ -1,9 +1,10 @@
 """Redo: every template judged to be redone runs its chain (``reconcile.process``); the others are reused.
 
 The templates whose outcomes nothing else in the run reads (no other template requires them, no quota
-counts their namespace) are independent: they go to ``Ports.fan_out`` first, which may spread them over
-processes. The rest run in order: workloads first, then the objects they depend on, which follow them to
-their clusters; FederatedResourceQuota admission folds over the ledger in that order.
+counts their namespace, no earlier decision of the run changes them: ``SchedulingOrder.interacting``) are
+independent: they go to ``Ports.fan_out`` first, which may spread them over processes. The rest run in the
+run's scheduling order (``reconcile.order``): FederatedResourceQuota admission folds over the ledger in
+that order, and what each template is given is passed to the next (``reconcile.earlier``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.core.quota import QuotaLedger
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.reconcile.claims import requirements
+from gitops_karmada.reconcile.earlier import Earlier
 from gitops_karmada.reconcile.index_entries import MadeAhead, index_entry, record_file
 from gitops_karmada.reconcile.judge import UNMADE, fingerprint_of, reusable
 from gitops_karmada.reconcile.process import process, reused, stored
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.reconcile.judge import Judgement
+    from gitops_karmada.reconcile.order import SchedulingOrder
     from gitops_karmada.reconcile.outcome import TemplateOutcome
     from gitops_karmada.reconcile.prepare import Prepared
     from gitops_karmada.reconcile.request import ReconcileRequest
@@ -47,7 +50,9 @@ class Redone:
     """Binding records and index entries made where their templates were redone (ahead of the loop)."""
 
 
-def redo(prepared: Prepared, scoped: Scope, judged: Judgement, request: ReconcileRequest) -> Redone:
+def redo(
+    prepared: Prepared, scoped: Scope, judged: Judgement, ordered: SchedulingOrder, request: ReconcileRequest
+) -> Redone:
     ctx, previous, ports = prepared.ctx, prepared.previous, request.ports
     templates = scoped.templates
     # bindings of deleted templates free their quota first; the changes are admitted in processing order
@@ -59,11 +64,11 @@ def redo(prepared: Prepared, scoped: Scope, judged: Judgement, request: Reconcil
     ledger = QuotaLedger.open(
         ctx.inputs.quotas, standing.values(), enforcement=ctx.gate(FeatureGate.FEDERATED_QUOTA_ENFORCEMENT)
     )
-    ahead, made = _redo_independent(prepared, scoped, judged, ledger, request)
+    ahead, made = _redo_independent(prepared, scoped, judged, ordered, ledger, request)
     done: dict[Identity, TemplateOutcome] = {}
     finished = len(ahead)
-    # workloads first, then the objects they depend on, which follow them to their clusters
-    for template in sorted(templates, key=lambda t: t.key.identity in scoped.requirers):
+    earlier = Earlier(members=ordered.members, deduct=ordered.deduct)
+    for template in ordered.templates:
         ports.checkpoint()
         ident = template.key.identity
         if ident in ahead:
@@ -95,8 +100,16 @@ def redo(prepared: Prepared, scoped: Scope, judged: Judgement, request: Reconcil
                 functools.partial(reused, ctx, template, match, entry, fingerprint),
             )
             continue
-        ledger, outcome = process(
-            ctx, ledger, template, match, previous.binding(ident), required, fingerprint
+        ledger, earlier, outcome = process(
+            ctx,
+            ledger,
+            template,
+            match,
+            previous.binding(ident),
+            required,
+            fingerprint,
+            earlier,
+            ordered.priority(ident),
         )
         done[ident] = stored(ports, outcome)
     ports.tell_progress(len(templates), len(templates))
@@ -104,7 +117,12 @@ def redo(prepared: Prepared, scoped: Scope, judged: Judgement, request: Reconcil
 
 
 def _redo_independent(
-    prepared: Prepared, scoped: Scope, judged: Judgement, ledger: QuotaLedger, request: ReconcileRequest
+    prepared: Prepared,
+    scoped: Scope,
+    judged: Judgement,
+    ordered: SchedulingOrder,
+    ledger: QuotaLedger,
+    request: ReconcileRequest,
 ) -> tuple[dict[Identity, TemplateOutcome], dict[Identity, MadeAhead]]:
     """The outcomes of the templates to redo whose outcomes nothing else in the run reads, with their binding
     records and index entries: no other template requires them and no quota counts their namespace, so the
@@ -117,11 +135,13 @@ def _redo_independent(
     independent = [
         t
         for t in scoped.templates
-        if judged.to_redo(t.key.identity) and t.key.namespace not in scoped.quota_namespaces
+        if judged.to_redo(t.key.identity)
+        and t.key.namespace not in scoped.quota_namespaces
+        and not ordered.interacting(t.key.identity)
     ]
     if not independent:
         return {}, {}
-    redo_chunk = functools.partial(_redo_chunk, prepared, scoped, judged, ledger, request)
+    redo_chunk = functools.partial(_redo_chunk, prepared, scoped, judged, ordered, ledger, request)
     total = len(scoped.templates)
     done: Callable[[int], None] | None = (
         (lambda count: ports.tell_progress(count, total)) if ports.progress is not None else None
@@ -142,6 +162,7 @@ def _redo_chunk(
     prepared: Prepared,
     scoped: Scope,
     judged: Judgement,
+    ordered: SchedulingOrder,
     ledger: QuotaLedger,
     request: ReconcileRequest,
     chunk: Sequence[Manifest],
@@ -158,8 +179,16 @@ def _redo_chunk(
         fingerprint = judged.verdicts[ident].fingerprint
         if fingerprint is UNMADE:
             fingerprint = fingerprint_of(prepared, scoped, template, unrequired)
-        _, outcome = process(
-            prepared.ctx, ledger, template, match, previous.binding(ident), unrequired, fingerprint
+        _, _, outcome = process(
+            prepared.ctx,
+            ledger,
+            template,
+            match,
+            previous.binding(ident),
+            unrequired,
+            fingerprint,
+            Earlier(),
+            ordered.priority(ident),
         )
         outcome = stored(ports, outcome)
         ahead = None

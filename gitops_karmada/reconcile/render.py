@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.policies import ConflictResolution, Suspension
     from gitops_karmada.reconcile.context import RunContext
-    from gitops_karmada.reconcile.placing import Placed
+    from gitops_karmada.reconcile.placed import Placed
     from gitops_karmada.reconcile.render_problems import RenderKey, VerdictKey
 
 Rendering = tuple[bytes, "OverrideResult"] | GitopsKarmadaError

@@ -4,8 +4,9 @@
 each a function returning a frozen value:
 
     prepare (inputs, previous state, failover; read-only) → scope (what must be judged) → judge (reuse or
-    redo, per template) → redo (claim → place → admit → render → record, fanned out) → assemble (outputs,
-    index, records) → guard (the write paths: the changes, checked against the guardrails)
+    redo, per template) → order (the scheduling order and priorities) → redo (claim → place → admit →
+    render → record, in that order or fanned out) → assemble (outputs, index, records) → guard (the write
+    paths: the changes, checked against the guardrails)
 
 A template that fails keeps its previous files and binding and is reported; it never empties a cluster
 folder.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.reconcile.assemble import assemble, refused
 from gitops_karmada.reconcile.guard import guard
 from gitops_karmada.reconcile.judge import judge
+from gitops_karmada.reconcile.order import order
 from gitops_karmada.reconcile.prepare import Refused, prepare
 from gitops_karmada.reconcile.redo import redo
 from gitops_karmada.reconcile.scope import scope
@@ -37,7 +39,8 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     ports.checkpoint()
     scoped = scope(prepared, request)
     judged = judge(prepared, scoped, request)
-    redone = redo(prepared, scoped, judged, request)
+    ordered = order(prepared, scoped, judged)
+    redone = redo(prepared, scoped, judged, ordered, request)
     result = assemble(prepared, scoped, redone, request)
     allow = request.mode.guard
     if allow is None or not result.input_ok:

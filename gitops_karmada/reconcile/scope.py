@@ -1,11 +1,11 @@
 """Scope: which templates this run must judge, and which it keeps.
 
 Every template is matched to its policy (Karmada's detector; a claim recorded before comes first). Who
-requires whom (``propagateDeps``) needs every template's match; without a policy that propagates
-dependencies there is nobody, and a run that keeps only part of the templates (``focus``, ``partial``)
-matches only those. A run told which input files changed (``RepoSnapshot.changed``) judges only the
-templates they touch (``core.incremental.change_scope``) and those that cannot stand unjudged; the other
-templates stand as the state index records them.
+requires whom (``propagateDeps``) needs every template's match, and so do the workload-affinity groups
+(gate WorkloadAffinity); without either, a run that keeps only part of the templates (``focus``,
+``partial``) matches only those. A run told which input files changed (``RepoSnapshot.changed``) judges
+only the templates they touch (``core.incremental.change_scope``) and those that cannot stand unjudged;
+the other templates stand as the state index records them.
 """
 
 from __future__ import annotations
@@ -61,8 +61,12 @@ def scope(prepared: Prepared, request: ReconcileRequest) -> Scope:
     matches: dict[Identity, PolicyMatch] = {}
     requirers: Mapping[Identity, Sequence[Identity]] = {}
     diagnostics: list[Diagnostic] = []
-    if propagating or (mode.focus is None and not mode.partial):
+    # the workload-affinity filters read every group member's placement, judged or not (``reconcile.order``)
+    grouping = ctx.gate(FeatureGate.WORKLOAD_AFFINITY)
+    if grouping and not propagating:
         matches = {t.key.identity: matched(prepared, t) for t in templates}
+    if propagating or (mode.focus is None and not mode.partial):
+        matches = matches or {t.key.identity: matched(prepared, t) for t in templates}
         request.ports.checkpoint()
         requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
         diagnostics.extend(dependency_diagnostics)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.rollouts import RolloutPolicy
     from gitops_karmada.reconcile.context import RunContext
-    from gitops_karmada.reconcile.placing import Placed
+    from gitops_karmada.reconcile.placed import Placed
     from gitops_karmada.reconcile.render import RenderedTargets
 
 

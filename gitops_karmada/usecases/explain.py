@@ -113,6 +113,9 @@ def explanation(outcome: TemplateOutcome) -> dict[str, Any]:
             or ("Karmada keeps a Divided workload's result while its placement and replicas are unchanged"
                 if match.policy is not None else "no policy: the previous placement is kept"),
             **({"condition": scheduled.to_api()} if scheduled else {}),
+            **({"schedulePriority": spec.schedule_priority.priority} if spec.schedule_priority else {}),
+            **({"workloadAffinityGroups": spec.workload_affinity_groups.to_api()}
+               if spec.workload_affinity_groups else {}),
             **({"explanation": outcome.schedule.explanation.to_dict()} if outcome.schedule else {}),
         }  # fmt: skip
         rendered = set(applied_clusters(binding))
@@ -121,6 +124,7 @@ def explanation(outcome: TemplateOutcome) -> dict[str, Any]:
             {
                 "name": target.name,
                 "replicas": target.replicas,
+                **({"tier": outcome.tiers[target.name]} if target.name in outcome.tiers else {}),
                 **({"path": outcome.paths[target.name]} if target.name in outcome.paths else {}),
                 "rendered": target.name in rendered,
                 **({"message": notes[target.name]} if target.name in notes else {}),
@@ -168,6 +172,14 @@ def explanation_text(outcome: TemplateOutcome) -> str:
         scheduling = data["scheduling"]
         verdict = "ran" if scheduling["ran"] else "kept the previous result; re-evaluated here to explain it"
         lines += ["", f"Scheduling: {verdict} ({scheduling['why']})"]
+        if "schedulePriority" in scheduling:
+            lines.append(
+                f"  schedulePriority {scheduling['schedulePriority']}: scheduled before the templates of "
+                "lower priority (docs/architecture.md, the scheduling order)"
+            )
+        for term, group in sorted(scheduling.get("workloadAffinityGroups", {}).items()):
+            if group:
+                lines.append(f"  {term}: {group}")
         if outcome.schedule is not None:
             lines += ["  " + line for line in outcome.schedule.explanation.to_text().splitlines()]
         elif "condition" in scheduling:
@@ -177,9 +189,9 @@ def explanation_text(outcome: TemplateOutcome) -> str:
         lines += ["", "Clusters:"]
         for cluster in data["clusters"]:
             state = "" if cluster.get("applied", True) else f"  NOT APPLIED: {cluster.get('message')}"
-            lines.append(
-                f"  {cluster['name']}: {cluster['replicas']} replica(s) -> {cluster.get('path', '-')}{state}"
-            )
+            tier = f" in overflow tier {cluster['tier']}" if "tier" in cluster else ""
+            path = cluster.get("path", "-")
+            lines.append(f"  {cluster['name']}: {cluster['replicas']} replica(s){tier} -> {path}{state}")
             if cluster["name"] in outcome.overrides:
                 described = describe_override_result(outcome.overrides[cluster["name"]])
                 lines += ["    " + line for line in described.splitlines()]

@@ -135,13 +135,14 @@ def test_per_cluster_components_are_recorded_only_for_more_than_one_component(tm
     assert two["clusters"] == [{"name": "member1"}]
 
 
-def test_workload_affinity_is_accepted_validated_and_reported_as_not_honoured(tmp_path: Path) -> None:
+def test_workload_affinity_is_validated_and_reported_as_not_applied_without_its_gate(tmp_path: Path) -> None:
     affinity = {"affinity": {"groupByLabelKey": "app.example.com/group"}}
     policy = pp_doc("web", "default", DEPLOYMENTS, placement={"workloadAffinity": affinity})
     repo = fleet(tmp_path, **{"policy.yaml": policy})
     done = repo.cli("reconcile")
     assert (
-        "policy.yaml[0] spec.placement.workloadAffinity: workloadAffinity is accepted but not honoured yet"
+        "policy.yaml[0] spec.placement.workloadAffinity: workloadAffinity is validated but not applied: "
+        "Karmada's scheduler honours it only with the feature gate WorkloadAffinity, which is off"
         in done.stderr
     )
     assert placement(repo.render_json())["Deployment/web"] == {"member1": 2}

@@ -230,8 +230,9 @@ def test_the_committed_records_match_and_only_workload_affinity_is_warned(
     repo, stderr = placed
     warnings = [line for line in stderr.splitlines() if line.startswith("warning:")]
     assert warnings == [
-        "warning: policies/spread.yaml[0] spec.placement.workloadAffinity: workloadAffinity is accepted but "
-        "not honoured yet: templates are placed as if it were absent"
+        "warning: policies/spread.yaml[0] spec.placement.workloadAffinity: workloadAffinity is validated but "
+        "not applied: Karmada's scheduler honours it only with the feature gate WorkloadAffinity, which is off "
+        "(featureGates in gitops-karmada.yaml)"
     ]
     record = repo.load("karmada-state/bindings/default/deployment.apps/fallback.yaml")
     assert record["status"]["schedulerObservedAffinityName"] == "backup"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -12,7 +13,8 @@ from hypothesis import strategies as st
 
 from gitops_karmada.core.diff import ChangeKind, ProblemKind, compare
 from gitops_karmada.core.diff.bound import BoundPlacement, replicas_after, replicas_by_cluster
-from gitops_karmada.core.diff.wording import cell_text, percent
+from gitops_karmada.core.diff.placement import compare_placement
+from gitops_karmada.core.diff.wording import cell_text, percent, placement_cell_text
 from gitops_karmada.model.diagnostics import error
 from gitops_karmada.model.keys import ObjectKey
 from tests.action.diffdata import binding, side
@@ -228,3 +230,28 @@ def test_replicas_after_counts_what_a_second_full_count_would(
 
 def _all(*counters: Counter[str]) -> set[str]:
     return {cluster for counter in counters for cluster in counter}
+
+
+def test_a_cell_names_the_overflow_tier_of_its_replicas() -> None:
+    key = ObjectKey("apps/v1", D, "default", "web")
+
+    def bound(replicas: dict[str, int], tiers: dict[str, str] | None = None) -> BoundPlacement:
+        return BoundPlacement(
+            key=key, policy="pp/web", has_replicas=True, replicas=replicas, tiers=tiers or {}
+        )
+
+    before = bound({"idc-1": 4, "cloud-1": 3}, {"idc-1": "on-prem", "cloud-1": "cloud"})
+    after = bound({"idc-1": 4, "cloud-1": 2}, {"idc-1": "on-prem", "cloud-1": "on-prem"})
+    identity = key.identity
+    (workload,) = compare_placement({identity: before}, {identity: after})
+    cells = {c.cluster: placement_cell_text(c, True) for c in workload.cells}
+    assert cells == {"cloud-1": "3 → 2 (cloud → on-prem)", "idc-1": "4 (on-prem)"}
+    # only the tiers changed: still a change of placement
+    (moved,) = compare_placement({identity: before}, {identity: replace(before, tiers={"idc-1": "on-prem"})})
+    assert {c.cluster: placement_cell_text(c, True) for c in moved.cells}["cloud-1"] == "3 (cloud)"
+    # a side without tiers (no overflow affinities, or an index written before they were recorded)
+    (plain,) = compare_placement({identity: bound({"idc-1": 4})}, {identity: after})
+    assert {c.cluster: placement_cell_text(c, True) for c in plain.cells} == {
+        "cloud-1": "– → 2 (on-prem)",
+        "idc-1": "4 (on-prem)",
+    }

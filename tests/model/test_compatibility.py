@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,7 +17,7 @@ from gitops_karmada.model.compatibility import (
     field_rows,
     render_markdown,
 )
-from tests.builders import cluster_doc, deployment, pp_doc
+from tests.builders import cluster_doc
 from tests.fleet import FleetRepo
 
 if TYPE_CHECKING:
@@ -77,38 +77,14 @@ def test_an_unlisted_field_is_rejected_by_every_model_in_the_table() -> None:
         assert _model_accepts_only_listed_fields(section.model), section.title
 
 
-# -- what "ignored with a warning" promises, through the CLI on a real repository ----------------------------
-
-WARNED_SAMPLES: dict[str, dict[str, Any]] = {
-    "PropagationPolicy.spec.placement.workloadAffinity": {
-        "placement": {"workloadAffinity": {"affinity": {"groupByLabelKey": "app.example.com/group"}}}
-    },
-}
+# -- what "ignored with a warning" promises -----------------------------------------------------------------
 
 
-def test_every_warned_field_has_a_sample() -> None:
+def test_no_field_is_accepted_without_its_effect_any_more() -> None:
+    """workloadAffinity, the last such field, is honoured with its gate (tests/reconcile/
+    test_workload_affinity.py). A field marked so again needs a test that ``validate`` and ``reconcile`` warn."""
     warned = {path for path, rule in RULES.items() if rule.support is Support.IGNORED_WITH_WARNING}
-    assert warned == set(WARNED_SAMPLES)
-
-
-@pytest.mark.parametrize("path", sorted(WARNED_SAMPLES))
-def test_a_field_ignored_with_a_warning_is_named_by_validate_and_reconcile(tmp_path: Path, path: str) -> None:
-    policy = pp_doc(
-        "web", "default", [{"apiVersion": "apps/v1", "kind": "Deployment"}], **WARNED_SAMPLES[path]
-    )
-    repo = FleetRepo.create(
-        tmp_path / "fleet",
-        {
-            "inventory/member1.yaml": cluster_doc("member1"),
-            "apps/web.yaml": deployment("web"),
-            "policy.yaml": policy,
-        },
-    )
-    field = path.removeprefix("PropagationPolicy.")
-    expected = f"warning: policy.yaml[0] {field}: "
-    assert expected in repo.cli("validate").stderr
-    assert expected in repo.cli("validate", "--strict", check=1).stderr
-    assert expected in repo.cli("reconcile").stderr
+    assert warned == set()
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,9 @@
 
 A hypothesis state machine edits a fleet one change at a time (templates, policies, overrides, clusters,
 quotas, customizations, the configuration, ClusterTaintPolicies, member clusters' status reports with the
-Failover gate on or off; adds, deletes, renames) and after every change runs the pipeline
+Failover gate on or off, PriorityClasses, workload-affinity groups and the gates that make the scheduling
+order matter (SchedulingOvercommitProtection, WorkloadAffinity, PriorityBasedScheduling by karmadaVersion);
+adds, deletes, renames) and after every change runs the pipeline
 twice on two copies of the repository: incrementally (the state index lets unchanged templates be reused)
 and in full (``full=True``: every template redone). The two committed trees must stay byte-identical, and
 so must the diagnostics. Each run's time advances, so a recomputed condition would show a new timestamp.
@@ -49,26 +51,33 @@ CLUSTERS = ("member1", "member2", "member3")
 NAMESPACES = ("shop", "web")
 
 
-def _cluster(name: str, labels: dict[str, str], taint: bool) -> dict[str, Any]:
+def _cluster(name: str, labels: dict[str, str], taint: bool, cpu: str = "8") -> dict[str, Any]:
     return {
         "apiVersion": "cluster.karmada.io/v1alpha1",
         "kind": "Cluster",
         "metadata": {"name": name, "labels": labels},
         "spec": {"taints": [{"key": "maintenance", "effect": "NoSchedule"}]} if taint else {},
-        "status": {"resourceSummary": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}},
+        "status": {"resourceSummary": {"allocatable": {"cpu": cpu, "memory": "32Gi", "pods": "110"}}},
     }
 
 
-def _deployment(name: str, namespace: str, replicas: int, image: str, tier: str) -> dict[str, Any]:
+def _deployment(
+    name: str, namespace: str, replicas: int, image: str, tier: str, group: str = ""
+) -> dict[str, Any]:
     """A Deployment; with image ``nginx:2`` it reads the ConfigMap ``cfg`` (a dependency under
-    ``propagateDeps``), so an edit of the template can add or drop a requirement."""
+    ``propagateDeps``), so an edit of the template can add or drop a requirement; ``group``: its ``grp``
+    label (a workload-affinity group under a policy grouping by it)."""
     container: dict[str, Any] = {"name": "c", "image": image, "resources": {"requests": {"cpu": "100m"}}}
     if image == "nginx:2":
         container["envFrom"] = [{"configMapRef": {"name": "cfg"}}]
     return {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
-        "metadata": {"name": name, "namespace": namespace, "labels": {"tier": tier}},
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"tier": tier, **({"grp": group} if group else {})},
+        },
         "spec": {
             "replicas": replicas,
             "selector": {"matchLabels": {"app": name}},
@@ -81,8 +90,17 @@ def _deployment(name: str, namespace: str, replicas: int, image: str, tier: str)
 
 
 def _policy(
-    namespace: str, tier: str, placement: dict[str, Any], preserve: bool, deps: bool = False
+    namespace: str,
+    tier: str,
+    placement: dict[str, Any],
+    preserve: bool,
+    deps: bool = False,
+    grouping: str = "",
+    priority: str = "",
 ) -> dict[str, Any]:
+    """``grouping``: ``affinity`` or ``antiAffinity`` by the ``grp`` label; ``priority``: a PriorityClass."""
+    if grouping:
+        placement = {**placement, "workloadAffinity": {grouping: {"groupByLabelKey": "grp"}}}
     return {
         "apiVersion": "policy.karmada.io/v1alpha1",
         "kind": "PropagationPolicy",
@@ -99,6 +117,7 @@ def _policy(
             "placement": placement,
             **({"preserveResourcesOnDeletion": True} if preserve else {}),
             **({"propagateDeps": True} if deps else {}),
+            **({"schedulePriority": {"priorityClassName": priority}} if priority else {}),
         },
     }
 
@@ -166,10 +185,13 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         replicas=st.integers(0, 9),
         image=st.sampled_from(["nginx:1", "nginx:2"]),
         tier=st.sampled_from(["front", "back"]),
+        group=st.sampled_from(["", "x", "z"]),
     )
-    def put_template(self, namespace: str, name: str, replicas: int, image: str, tier: str) -> None:
+    def put_template(
+        self, namespace: str, name: str, replicas: int, image: str, tier: str, group: str = ""
+    ) -> None:
         self.files[f"apps/{namespace}/{name}.yaml"] = _doc(
-            _deployment(name, namespace, replicas, image, tier)
+            _deployment(name, namespace, replicas, image, tier, group)
         )
 
     @rule(data=st.data())
@@ -201,13 +223,32 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         placement=PLACEMENTS,
         preserve=st.booleans(),
         deps=st.booleans(),
+        grouping=st.sampled_from(["", "affinity", "antiAffinity"]),
+        priority=st.sampled_from(["", "high", "low"]),
     )
     def put_policy(
-        self, namespace: str, tier: str, placement: dict[str, Any], preserve: bool, deps: bool
+        self,
+        namespace: str,
+        tier: str,
+        placement: dict[str, Any],
+        preserve: bool,
+        deps: bool,
+        grouping: str = "",
+        priority: str = "",
     ) -> None:
         self.files[f"policies/{namespace}-{tier}.yaml"] = _doc(
-            _policy(namespace, tier, placement, preserve, deps)
+            _policy(namespace, tier, placement, preserve, deps, grouping, priority)
         )
+
+    @rule(name=st.sampled_from(["high", "low"]), value=st.sampled_from([None, 0, 10, 1000]))
+    def put_priority_class(self, name: str, value: int | None) -> None:
+        """A PriorityClass a policy may name (None: deleted; a policy naming a missing one fails)."""
+        path = f"apps/priority-{name}.yaml"
+        if value is None:
+            self.files.pop(path, None)
+            return
+        body = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}}
+        self.files[path] = _doc({**body, "value": value})
 
     @rule(data=st.data())
     def delete_policy(self, data: st.DataObject) -> None:
@@ -215,9 +256,14 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         if policies:
             del self.files[data.draw(st.sampled_from(policies))]
 
-    @rule(name=st.sampled_from(CLUSTERS), env=st.sampled_from(["prod", "dev"]), taint=st.booleans())
-    def put_cluster(self, name: str, env: str, taint: bool) -> None:
-        self.files[f"inventory/{name}.yaml"] = _doc(_cluster(name, {"env": env}, taint))
+    @rule(
+        name=st.sampled_from(CLUSTERS),
+        env=st.sampled_from(["prod", "dev"]),
+        taint=st.booleans(),
+        cpu=st.sampled_from(["8", "1"]),
+    )
+    def put_cluster(self, name: str, env: str, taint: bool, cpu: str = "8") -> None:
+        self.files[f"inventory/{name}.yaml"] = _doc(_cluster(name, {"env": env}, taint, cpu))
 
     @precondition(lambda self: sum(p.startswith("inventory/") for p in self.files) > 1)
     @rule(name=st.sampled_from(CLUSTERS))
@@ -292,12 +338,28 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
     def delete_customization(self) -> None:
         self.files.pop("customizations/deployments.yaml", None)
 
-    @rule(enforce=st.booleans(), failover=st.booleans())
-    def put_config(self, enforce: bool, failover: bool) -> None:
+    @rule(
+        enforce=st.booleans(),
+        failover=st.booleans(),
+        overcommit=st.booleans(),
+        affinity=st.booleans(),
+        version=st.sampled_from(["v1.18", "v1.19"]),
+    )
+    def put_config(
+        self,
+        enforce: bool,
+        failover: bool,
+        overcommit: bool = False,
+        affinity: bool = False,
+        version: str = "v1.19",
+    ) -> None:
         self.files["gitops-karmada.yaml"] = (
-            f"featureGates:\n  FederatedQuotaEnforcement: {str(enforce).lower()}\n"
+            ("" if version == "v1.19" else f"karmadaVersion: {version}\n")
+            + f"featureGates:\n  FederatedQuotaEnforcement: {str(enforce).lower()}\n"
             f"  Failover: {str(failover).lower()}\n"
-            "failover:\n  enableNoExecuteTaintEviction: true\n  defaultNotReadyTolerationSeconds: 0\n"
+            + ("  SchedulingOvercommitProtection: true\n" if overcommit else "")
+            + ("  WorkloadAffinity: true\n" if affinity else "")
+            + "failover:\n  enableNoExecuteTaintEviction: true\n  defaultNotReadyTolerationSeconds: 0\n"
         ).encode()
 
     @rule(present=st.booleans())

@@ -13,6 +13,7 @@ from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.model.diagnostics import SourceRef, error
 from gitops_karmada.reconcile import RunMode, reconcile
 from gitops_karmada.reconcile.judge import UNMADE, judge
+from gitops_karmada.reconcile.order import order
 from gitops_karmada.reconcile.prepare import Prepared, Refused, prepare
 from gitops_karmada.reconcile.previous import PreviousRun
 from gitops_karmada.reconcile.redo import redo
@@ -161,7 +162,8 @@ def test_redo_hands_independent_templates_to_the_fan_out_and_keeps_the_scope_ord
     run = request(tree, NOW).with_ports(fan_out=fan_out)
     ground = prepared(tree)
     scoped = scope(ground, run)
-    redone = redo(ground, scoped, judge(ground, scoped, run), run)
+    judged = judge(ground, scoped, run)
+    redone = redo(ground, scoped, judged, order(ground, scoped, judged), run)
     assert [o.key.identity for o in redone.outcomes] == [t.key.identity for t in scoped.templates]
     assert sorted(handed) == ["api", "settings", "web"]
     assert set(redone.made) == {WEB, API, CONFIG}  # records and index entries made where redone

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada.model import wellknown
@@ -26,6 +26,8 @@ class BoundPlacement:
     has_replicas: bool
     replicas: Mapping[str, int]
     """Cluster → replicas placed there (0 for objects without replicas)."""
+    tiers: Mapping[str, str] = field(default_factory=dict)
+    """Cluster → its overflow tier's name, when the index records one (overflow affinities)."""
 
 
 def binding_key(binding: ResourceBinding) -> ObjectKey:

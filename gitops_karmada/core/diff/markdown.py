@@ -18,12 +18,12 @@ from gitops_karmada.core.diff.budget import BudgetWriter
 from gitops_karmada.core.diff.model import ChangeKind, ProblemKind
 from gitops_karmada.core.diff.wording import (
     ARROW,
-    cell_text,
     changed_clusters,
     cluster_status,
     manifest_counts,
     moved_text,
     noun,
+    placement_cell_text,
     plural,
     policy_text,
     summary_line,
@@ -228,7 +228,7 @@ def _placement_row(workload: WorkloadPlacement, clusters: Sequence[str]) -> str:
         if cell is None:
             shown.append("")
             continue
-        text = cell_text(cell.before, cell.after, workload.has_replicas)
+        text = placement_cell_text(cell, workload.has_replicas)
         shown.append(f"**{text}**" if cell.changed else text)
     template = code(workload.template)
     if workload.change is not ChangeKind.MODIFIED:

@@ -96,6 +96,9 @@ class PlacementCell:
     cluster: str
     before: int | None
     after: int | None
+    tier_before: str = ""
+    tier_after: str = ""
+    """The overflow tier the replicas are in on each side, by name (empty: no overflow affinities)."""
 
     @property
     def changed(self) -> bool:

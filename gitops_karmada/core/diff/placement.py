@@ -45,6 +45,7 @@ def placements_from_index(index: StateIndex) -> dict[Identity, BoundPlacement]:
             policy=policy,
             has_replicas=entry.workload,
             replicas=entry.placement,
+            tiers=entry.tiers,
         )
     return found
 
@@ -71,8 +72,16 @@ def compare_placement(
         assert either is not None
         old = before.replicas if before is not None else {}
         new = after.replicas if after is not None else {}
+        tiers_before = before.tiers if before is not None else {}
+        tiers_after = after.tiers if after is not None else {}
         cells = tuple(
-            PlacementCell(cluster=name, before=old.get(name), after=new.get(name))
+            PlacementCell(
+                cluster=name,
+                before=old.get(name),
+                after=new.get(name),
+                tier_before=tiers_before.get(name, ""),
+                tier_after=tiers_after.get(name, ""),
+            )
             for name in sorted(old.keys() | new.keys())
         )
         changes.append(
@@ -112,7 +121,7 @@ def _released(before: BoundPlacement) -> WorkloadPlacement:
 
 
 def _same(before: BoundPlacement, after: BoundPlacement) -> bool:
-    return before.replicas == after.replicas and before.policy == after.policy
+    return before.replicas == after.replicas and before.policy == after.policy and before.tiers == after.tiers
 
 
 def template_problems(

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.diff.model import ChangeKind, ProblemKind
 from gitops_karmada.core.diff.wording import (
     ARROW,
-    cell_text,
     changed_clusters,
     cluster_status,
     manifest_counts,
     moved_text,
+    placement_cell_text,
     plural,
     policy_text,
     summary_line,
@@ -188,7 +188,7 @@ def _table(workloads: Sequence[WorkloadPlacement], style: _Style) -> list[str]:
             if cell is None:
                 row.append(("", False))
             else:
-                row.append((cell_text(cell.before, cell.after, workload.has_replicas), cell.changed))
+                row.append((placement_cell_text(cell, workload.has_replicas), cell.changed))
         row.append((moved_text(workload), False))
         rows.append(row)
     widths = [max(len(header[i]), *(len(r[i][0]) for r in rows)) for i in range(len(header))]

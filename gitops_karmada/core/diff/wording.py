@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.diff.model import OBJECT_CHANGES, ChangeKind
+from gitops_karmada.core.diff.model import OBJECT_CHANGES, ChangeKind, PlacementCell
 
 if TYPE_CHECKING:
     from fractions import Fraction
@@ -33,6 +33,19 @@ def cell_text(before: int | None, after: int | None, has_replicas: bool) -> str:
     """``4``, ``4 → 3``, ``– → 2``, ``✓ → –``."""
     old, new = replicas_text(before, has_replicas), replicas_text(after, has_replicas)
     return old if old == new else f"{old} {ARROW} {new}"
+
+
+def placement_cell_text(cell: PlacementCell, has_replicas: bool) -> str:
+    """``cell_text`` with the overflow tier the replicas are in, when a side records one: ``4 (on-prem)``,
+    ``3 → 5 (cloud)``, ``2 (on-prem → cloud)`` (a side without tiers, or without replicas there, shows the
+    other side's)."""
+    text = cell_text(cell.before, cell.after, has_replicas)
+    old, new = cell.tier_before, cell.tier_after
+    if not old and not new:
+        return text
+    if old and new and old != new and cell.before is not None and cell.after is not None:
+        return f"{text} ({old} {ARROW} {new})"
+    return f"{text} ({new or old})"
 
 
 def policy_text(workload: WorkloadPlacement) -> str:

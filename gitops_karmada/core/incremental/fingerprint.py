@@ -5,7 +5,8 @@ repository configuration, the template document (content and where it is), the p
 (its spec and identity), the cluster inventory, the cluster snapshots, the override policies in its scope
 (every ClusterOverridePolicy, the OverridePolicies of its namespace), the interpreter customizations of
 its kind, the FederatedResourceQuotas of its namespace, the CustomResourceDefinition that gives its
-kind a schema (when the repository has one), and — for a dependency propagated by
+kind a schema (when the repository has one), the repository's PriorityClasses (a binding records the value
+of the one its policy names; they are in the run-wide part), and — for a dependency propagated by
 ``propagateDeps`` — the bindings that require it. The fingerprint hashes exactly those; it is recorded in
 the binding (``gitops-karmada.io/inputs-fingerprint``) and in the state index, and a later run reuses the
 recorded output when it computes the same value (``reconcile`` then neither schedules nor renders it).
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from gitops_karmada import __version__
 from gitops_karmada.core.codecs.digest import digest
 from gitops_karmada.core.run_memo import RunMemo
+from gitops_karmada.core.scheduler.priority import priority_classes
 from gitops_karmada.core.schema_check import crd_schemas
 
 if TYPE_CHECKING:
@@ -69,6 +71,8 @@ class FingerprintContext:
             by_kind.setdefault((group, kind), []).append(digest(schema))
         self._schemas = {kind: digest(parts) for kind, parts in by_kind.items()}
         config = self.inputs.config.model_dump(mode="json", by_alias=True, exclude={"guardrails", "removals"})
+        # a binding records its policy's PriorityClass value, and the run's order follows it
+        classes = priority_classes(self.inputs.templates)
         self._global = digest(
             {
                 "engine": ENGINE_VERSION,
@@ -80,6 +84,7 @@ class FingerprintContext:
                 "clusterOverrides": [
                     self._model_digest(p) for p in _sorted(self.inputs.cluster_override_policies)
                 ],
+                **({"priorityClasses": dict(sorted(classes.items()))} if classes else {}),
             }
         )
 

@@ -81,6 +81,8 @@ class IndexEntry:
     waves: Mapping[str, str] = field(default_factory=dict)
     """Cluster → the rollout wave it is in (`` (waiting)``: its folder keeps the files of the last
     promoted render), for a template a RolloutPolicy governs."""
+    tiers: Mapping[str, str] = field(default_factory=dict)
+    """Cluster → the overflow tier it is in, by name (only for a placement with overflow affinities)."""
 
     def to_api(self) -> dict[str, Any]:
         return {
@@ -98,6 +100,7 @@ class IndexEntry:
             **({"ready": self.ready} if self.ready else {}),
             **({"required": True} if self.required else {}),
             **({"waves": dict(sorted(self.waves.items()))} if self.waves else {}),
+            **({"tiers": dict(sorted(self.tiers.items()))} if self.tiers else {}),
         }
 
     @classmethod
@@ -111,6 +114,8 @@ class IndexEntry:
         health = dict(raw.get("health", {}))
         waves = dict(raw.get("waves", {}))
         _only(waves.values(), str)
+        tiers = dict(raw.get("tiers", {}))
+        _only(tiers.values(), str)
         _only(rendered, str)
         _only(placement.values(), int)
         _only(health.values(), str)
@@ -129,6 +134,7 @@ class IndexEntry:
             ready=str(raw.get("ready", "")),
             required=bool(raw.get("required", False)),
             waves=waves,
+            tiers=tiers,
         )
 
 

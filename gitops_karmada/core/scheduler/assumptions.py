@@ -5,8 +5,8 @@ target cluster (``AssigningResourceBindingCache``, ``updateAssumptionsCache``), 
 assumption of a cluster to the estimators, which count it as allocating. An entry lives until the cluster
 reports the workload Healthy, the binding is deleted, or its TTL (5 min) runs out. Here a run schedules its
 templates one after another from one snapshot, so the cache lives for one run: what a template is given is
-deducted before the next one is estimated (the run's scheduling order decides who is next). An immutable
-value: every change returns a new cache. Times are seconds on the caller's clock.
+deducted before the next one is estimated (``reconcile.order`` decides who is next). An immutable value:
+every change returns a new cache. Times are seconds on the caller's clock.
 """
 
 from __future__ import annotations

@@ -8,13 +8,13 @@ where their order carries no meaning); ``to_text()`` is what ``explain`` prints.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.scheduler.errors import ConditionReason
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from gitops_karmada.core.scheduler.division import DivisionRecord
     from gitops_karmada.core.scheduler.estimate import GeneralEstimate
@@ -99,6 +99,8 @@ class ScheduleExplanation:
     clusters: tuple[TargetCluster, ...]
     kept_previous: bool = False
     """The schedule failed and the previous result was kept."""
+    tiers: Mapping[str, str] = field(default_factory=dict)
+    """With overflow affinities: each result cluster's tier, by name (``filters.tier_names``)."""
 
     def to_dict(self) -> dict[str, object]:
         data: dict[str, object] = {"template": self.template, "replicas": self.replicas}
@@ -106,6 +108,8 @@ class ScheduleExplanation:
             data["components"] = list(self.components)
         data["outcome"] = {"reason": str(self.reason), "message": self.message}
         data["clusters"] = [c.to_api() for c in self.clusters]
+        if self.tiers:
+            data["tiers"] = dict(sorted(self.tiers.items()))
         if self.kept_previous:
             data["keptPreviousClusters"] = True
         if self.affinity_start:
@@ -146,6 +150,12 @@ def _render(explanation: ScheduleExplanation) -> list[str]:
         what = f"components {', '.join(explanation.components)}"
     kept = " (previous result kept)" if explanation.kept_previous else ""
     lines.append(f"  {what} -> {_clusters_text(explanation.clusters)}{kept}")
+    if explanation.tiers:
+        placed = ", ".join(
+            f"{c.name}={c.replicas} in tier {explanation.tiers.get(c.name) or '(none)'}"
+            for c in explanation.clusters
+        )
+        lines.append(f"  overflow tiers: {placed}")
     if explanation.affinity_start:
         lines.append(f"  clusterAffinities: {explanation.affinity_start}")
     for number, attempt in enumerate(explanation.attempts, start=1):
@@ -166,9 +176,10 @@ def _render_attempt(number: int, attempt: ScheduleAttempt) -> list[str]:
         if verdict.skipped:
             rows.append((verdict.cluster, "skipped: being deleted"))
         elif verdict.plugin is None:
-            rows.append((verdict.cluster, "fits"))
+            rows.append((verdict.cluster, f"fits ({verdict.detail})" if verdict.detail else "fits"))
         else:
-            rows.append((verdict.cluster, f"{verdict.plugin}: {verdict.reason}"))
+            detail = f" ({verdict.detail})" if verdict.detail else ""
+            rows.append((verdict.cluster, f"{verdict.plugin}: {verdict.reason}{detail}"))
     if rows:
         lines.extend(_table(rows, "      ", "ll"))
     if attempt.candidates:

@@ -1,7 +1,9 @@
 """Karmada's scheduler filter plugins with their reason texts, and the FitError message built from them.
 
 Plugins (``pkg/scheduler/framework/plugins/*``) run in registry order and the first rejection is the
-cluster's verdict: APIEnablement, TaintToleration, ClusterAffinity, SpreadConstraint, ClusterEviction.
+cluster's verdict: APIEnablement, TaintToleration, ClusterAffinity, SpreadConstraint, ClusterEviction, then
+(gate WorkloadAffinity) WorkloadAffinity and WorkloadAntiAffinity. The spec does not give those two a place in
+the registry; they come last here, so a cluster another plugin rejects is reported with that plugin.
 """
 
 from __future__ import annotations
@@ -11,6 +13,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gitops_karmada.core.scheduler.workload_affinity import (
+    AffinityPeers,
+    workload_affinity_verdict,
+    workload_anti_affinity_verdict,
+)
 from gitops_karmada.core.selectors import ZoneMatching, cluster_matches
 from gitops_karmada.model.base import Taint, Toleration, TolerationOperator
 from gitops_karmada.model.policies import ClusterAffinity, Placement, SpreadConstraint, SpreadFieldValue
@@ -39,6 +46,8 @@ class FilterPlugin(enum.StrEnum):
     CLUSTER_AFFINITY = "ClusterAffinity"
     SPREAD_CONSTRAINT = "SpreadConstraint"
     CLUSTER_EVICTION = "ClusterEviction"
+    WORKLOAD_AFFINITY = "WorkloadAffinity"
+    WORKLOAD_ANTI_AFFINITY = "WorkloadAntiAffinity"
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,21 +58,26 @@ class FilterVerdict:
     plugin: FilterPlugin | None = None
     reason: str = ""
     skipped: bool = False
+    detail: str = ""
+    """What decided it beyond Karmada's reason: the workload-affinity group member that anchored or
+    blocked the cluster."""
 
     @property
     def fits(self) -> bool:
         return self.plugin is None and not self.skipped
 
     def to_dict(self) -> dict[str, object]:
+        detail = {"detail": self.detail} if self.detail else {}
         if self.skipped:
             return {"cluster": self.cluster, "verdict": "skipped", "reason": "cluster is being deleted"}
         if self.plugin is None:
-            return {"cluster": self.cluster, "verdict": "passed"}
+            return {"cluster": self.cluster, "verdict": "passed", **detail}
         return {
             "cluster": self.cluster,
             "verdict": "rejected",
             "plugin": str(self.plugin),
             "reason": self.reason,
+            **detail,
         }
 
 
@@ -179,6 +193,33 @@ def overflow_order(cluster: Cluster, affinity: AffinityInForce) -> int:
     return NO_OVERFLOW
 
 
+def tier_names(affinity: AffinityInForce, clusters: Iterable[Cluster]) -> dict[str, str]:
+    """With overflow affinities, the tier each cluster is in, by name: the term's own ``affinityName`` for
+    the primary tier, else the first overflow affinity it matches (empty: none); without them, nothing."""
+    if not affinity.overflow or affinity.primary is None:
+        return {}
+    found: dict[str, str] = {}
+    for cluster in clusters:
+        order = overflow_order(cluster, affinity)
+        if order == 0:
+            found[cluster.name] = affinity.term_name
+        elif order != NO_OVERFLOW:
+            found[cluster.name] = str(getattr(affinity.overflow[order - 1], "affinity_name", ""))
+    return found
+
+
+def binding_tiers(
+    placement: Placement,
+    observed_name: str,
+    is_workload: bool,
+    targets: Iterable[Cluster],
+    zones: ZoneMatching = ZoneMatching.ANY,
+) -> dict[str, str]:
+    """``tier_names`` of a binding's target clusters, under the clusterAffinities term it was scheduled with
+    (``status.schedulerObservedAffinityName``)."""
+    return tier_names(affinity_in_force(placement, observed_name, is_workload, zones), targets)
+
+
 # -- SpreadConstraint and ClusterEviction ------------------------------------------------------------------
 
 
@@ -213,6 +254,8 @@ class FilterInput:
     affinity: AffinityInForce
     previous_clusters: frozenset[str]
     evicted_clusters: frozenset[str]
+    peers: AffinityPeers | None = None
+    """The placed members of the binding's workload-affinity groups (None: gate off, or in no group)."""
 
 
 def run_filters(facts: ClusterFacts, given: FilterInput) -> FilterVerdict:
@@ -235,7 +278,15 @@ def run_filters(facts: ClusterFacts, given: FilterInput) -> FilterVerdict:
     reason = cluster_eviction_reason(facts.name, given.evicted_clusters)
     if reason:
         return FilterVerdict(facts.name, FilterPlugin.CLUSTER_EVICTION, reason)
-    return FilterVerdict(facts.name)
+    if given.peers is None:
+        return FilterVerdict(facts.name)
+    reason, anchored = workload_affinity_verdict(facts.name, given.peers, given.previous_clusters)
+    if reason:
+        return FilterVerdict(facts.name, FilterPlugin.WORKLOAD_AFFINITY, reason, detail=anchored)
+    reason, blocked = workload_anti_affinity_verdict(facts.name, given.peers, given.previous_clusters)
+    if reason:
+        return FilterVerdict(facts.name, FilterPlugin.WORKLOAD_ANTI_AFFINITY, reason, detail=blocked)
+    return FilterVerdict(facts.name, detail="; ".join(d for d in (anchored, blocked) if d))
 
 
 def fit_error_message(num_all_clusters: int, verdicts: Iterable[FilterVerdict]) -> str:

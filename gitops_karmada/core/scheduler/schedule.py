@@ -6,7 +6,7 @@ term from the observed one on until a term succeeds (``scheduler.go``). Pure: pl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from gitops_karmada.core.defaults import default_placement
@@ -34,6 +34,7 @@ from gitops_karmada.core.scheduler.filters import (
     fit_error_message,
     overflow_order,
     run_filters,
+    tier_names,
 )
 from gitops_karmada.core.scheduler.spread import (
     ClusterDetail,
@@ -51,6 +52,8 @@ from gitops_karmada.model.versions import NEWEST_VERSION, KarmadaVersion
 if TYPE_CHECKING:
     from collections.abc import Callable, Hashable, Mapping, Sequence
 
+    from gitops_karmada.core.scheduler.estimate import AssumedWorkload
+    from gitops_karmada.core.scheduler.workload_affinity import AffinityPeers
     from gitops_karmada.model.clusters import Cluster
     from gitops_karmada.model.keys import ObjectKey
     from gitops_karmada.model.quantity import Quantity
@@ -76,6 +79,11 @@ class ScheduleRequest:
     reschedule: bool = False
     """A Fresh division was requested (WorkloadRebalancer); also restarts clusterAffinities at term 0."""
     evicted_clusters: frozenset[str] = frozenset()
+    assumed: Mapping[str, tuple[AssumedWorkload, ...]] = field(default_factory=dict)
+    """Per cluster, what bindings scheduled before this one were given and the fleet does not show yet
+    (gate SchedulingOvercommitProtection: the general estimator counts it as allocating)."""
+    peers: AffinityPeers | None = None
+    """The placed members of the binding's workload-affinity groups (gate WorkloadAffinity)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -224,6 +232,10 @@ def _result(
     request = run.request
     success = decisive.succeeded
     clusters = decisive.clusters if success else request.previous_clusters
+    affinity = affinity_in_force(
+        run.placement, observed_name, _is_workload(request), ZoneMatching.of(run.version)
+    )
+    placed = [run.index.facts(c.name).cluster for c in clusters if c.name in run.index]
     explanation = ScheduleExplanation(
         template=str(request.key),
         replicas=request.replicas,
@@ -234,6 +246,7 @@ def _result(
         message=decisive.message,
         clusters=clusters,
         kept_previous=not success,
+        tiers=tier_names(affinity, placed),
     )
     return ScheduleResult(
         success=success,
@@ -313,6 +326,8 @@ def _shared_attempt(run: _Run, observed_name: str, *, term_name: str | None) -> 
         request.reschedule,
         request.evicted_clusters,
         is_uid_hash_odd(request.tie_break_uid),
+        _assumed_key(request.assumed),
+        _peers(run),
         tuple(sorted(run.gates.items())),
         run.enable_empty_workload_propagation,
         run.version,
@@ -334,6 +349,7 @@ def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> Schedul
         affinity=affinity,
         previous_clusters=run.previous_names,
         evicted_clusters=request.evicted_clusters,
+        peers=_peers(run),
     )
     # The filters read only ``given``: a function of the policy's placement (shared by every template the
     # policy claims), the kind, the observed term and the previous and evicted clusters. So the templates of
@@ -341,7 +357,7 @@ def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> Schedul
     verdicts = run.index.shared(
         request.placement,
         ("filters", given.api_version, given.kind, observed_name, _is_workload(request),
-         given.previous_clusters, given.evicted_clusters),
+         given.previous_clusters, given.evicted_clusters, given.peers),
         lambda: tuple(run_filters(facts, given) for facts in run.index),
     )  # fmt: skip
     feasible = [facts for facts, verdict in zip(run.index, verdicts, strict=True) if verdict.fits]
@@ -417,6 +433,21 @@ def _attempt(run: _Run, observed_name: str, *, term_name: str | None) -> Schedul
     return replace(progress, division=division, clusters=result)
 
 
+def _peers(run: _Run) -> AffinityPeers | None:
+    return run.request.peers if run.gate(FeatureGate.WORKLOAD_AFFINITY) else None
+
+
+def _assumed_key(assumed: Mapping[str, tuple[AssumedWorkload, ...]]) -> Hashable:
+    return tuple((name, tuple(_workload_key(w) for w in found)) for name, found in sorted(assumed.items()))
+
+
+def _workload_key(workload: AssumedWorkload) -> Hashable:
+    return (
+        workload.namespace,
+        tuple((c.name, c.replicas, _request_key(c.resource_request)) for c in workload.components),
+    )
+
+
 def _detail(run: _Run, facts: ClusterFacts, allocatable: int, affinity: AffinityInForce) -> ClusterDetail:
     name = facts.name
     return ClusterDetail(
@@ -460,12 +491,16 @@ def _estimate(
             note="not a workload: capacity not estimated",
         )
     cluster, components, requirements = facts.cluster, request.components, request.replica_requirements
+    assumed = request.assumed.get(facts.name, ())
+    deduct = run.gate(FeatureGate.SCHEDULING_OVERCOMMIT_PROTECTION)
+    if assumed and deduct:
+        memo = {}  # what a cluster holds for this binding alone
     general: GeneralEstimate | None = memo.get(facts.name)
     others: list[tuple[str, int | None]] = []
     if component_sets:
         if general is None:
             general = memo[facts.name] = estimate_component_sets(
-                cluster, components, customized_modeling=modeling
+                cluster, components, customized_modeling=modeling, assumed=assumed, deduct=deduct
             )
         for estimator in run.estimators:
             others.append(
@@ -474,7 +509,7 @@ def _estimate(
     else:
         if general is None:
             general = memo[facts.name] = estimate_replicas(
-                cluster, requirements, customized_modeling=modeling
+                cluster, requirements, customized_modeling=modeling, assumed=assumed, deduct=deduct
             )
         for estimator in run.estimators:
             others.append(

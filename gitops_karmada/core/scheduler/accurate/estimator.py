@@ -11,7 +11,7 @@ estimator per binding with ``for_namespace``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from gitops_karmada.core.scheduler.accurate.noderesource import (
@@ -31,6 +31,7 @@ from gitops_karmada.core.scheduler.accurate.resourcequota import (
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from gitops_karmada.core.scheduler.estimate import AssumedWorkload
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
     from gitops_karmada.model.bindings import Component, ReplicaRequirements
     from gitops_karmada.model.clusters import Cluster
@@ -81,6 +82,9 @@ class AccurateEstimator:
     """Gate ResourceQuotaEstimate (the quota plugin)."""
     namespace: str = ""
     """The binding's namespace, for the quota plugin on component sets (``""`` = every namespace)."""
+    assumed: Mapping[str, tuple[AssumedWorkload, ...]] = field(default_factory=dict)
+    """Per cluster, workloads placed earlier in the run (gate SchedulingOvercommitProtection): the node
+    plugin places them first."""
 
     @classmethod
     def from_snapshots(
@@ -99,6 +103,10 @@ class AccurateEstimator:
     def for_namespace(self, namespace: str) -> AccurateEstimator:
         """The same estimator for a binding of ``namespace`` (the node arithmetic is shared, not redone)."""
         return replace(self, namespace=namespace)
+
+    def with_assumed(self, assumed: Mapping[str, tuple[AssumedWorkload, ...]]) -> AccurateEstimator:
+        """The same estimator, the ``assumed`` workloads placed on each cluster's nodes first."""
+        return replace(self, assumed=assumed) if assumed or self.assumed else self
 
     def max_available_replicas(
         self, cluster: Cluster, requirements: ReplicaRequirements | None
@@ -121,7 +129,7 @@ class AccurateEstimator:
             return AccurateEstimate(
                 cluster=cluster.name, value=0, unit="replicas", note="the cluster has no nodes"
             )
-        nodes = estimate_replicas_on_nodes(capacity.nodes, requirements)
+        nodes = estimate_replicas_on_nodes(capacity.nodes, requirements, self.assumed.get(cluster.name, ()))
         quotas = (
             estimate_replicas_by_quotas(
                 capacity.snapshot.quotas_in(requirements.namespace if requirements is not None else ""),
@@ -149,7 +157,7 @@ class AccurateEstimator:
             return AccurateEstimate(
                 cluster=cluster.name, value=0, unit="sets", note="the cluster has no nodes"
             )
-        nodes = estimate_sets_on_nodes(capacity.nodes, components)
+        nodes = estimate_sets_on_nodes(capacity.nodes, components, self.assumed.get(cluster.name, ()))
         quotas = (
             estimate_sets_by_quotas(capacity.snapshot.quotas_in(self.namespace), components, self.namespace)
             if self.resource_quota_estimate

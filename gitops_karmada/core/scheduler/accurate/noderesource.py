@@ -141,21 +141,27 @@ class NodeResourceEstimate:
 
 
 def estimate_replicas_on_nodes(
-    capacities: Sequence[NodeCapacity], requirements: ReplicaRequirements | None
+    capacities: Sequence[NodeCapacity],
+    requirements: ReplicaRequirements | None,
+    assumed: Sequence[AssumedWorkload] = (),
 ) -> NodeResourceEstimate:
-    """``nodeResourceEstimator.Estimate``: Σ over matching nodes of the replicas that fit there."""
+    """``nodeResourceEstimator.Estimate``: Σ over matching nodes of the replicas that fit there (after the
+    ``assumed`` workloads, which take their room first)."""
     claim = NodeClaimFilter.of(requirements.node_claim if requirements is not None else None)
     request = request_units(requirements.resource_request if requirements is not None else {})
+    frees = (
+        _preplace([dict(c.free) for c in capacities], assumed) if assumed else [c.free for c in capacities]
+    )
     answers = []
     total = 0
-    for capacity in capacities:
+    for capacity, free in zip(capacities, frees, strict=True):
         rejected = claim.rejection(capacity.node)
         if rejected:
             answers.append(NodeAnswer(node=capacity.node.name, rejected=rejected))
             continue
-        fits, bound = max_divided(capacity.free, request)
+        fits, bound = max_divided(free, request)
         total += fits
-        answers.append(NodeAnswer(node=capacity.node.name, free=capacity.free, replicas=fits, bound=bound))
+        answers.append(NodeAnswer(node=capacity.node.name, free=free, replicas=fits, bound=bound))
     return NodeResourceEstimate(value=min(total, MAX_INT32), unit="replicas", nodes=tuple(answers))
 
 
