@@ -37,13 +37,14 @@ def test_the_grid_shows_the_fleet_and_a_workloads_explain_opens(tmp_path: Path) 
                 page = browser.new_page()
                 page.goto(daemon.url + "/")
                 headers = page.locator("#grid tr").first.locator("th").all_inner_texts()
-                assert headers[:3] == ["template", "policy", "ready"]
-                assert headers[3:] == ["member1", "member2", "member3", "member4"]
+                assert headers[:4] == ["template", "policy", "ready", "wave"]
+                assert headers[4:] == ["member1", "member2", "member3", "member4"]
                 row = page.locator("#grid tr", has_text="Deployment.apps/shop/frontend")
                 cells = row.locator("td").all_inner_texts()
                 assert cells[1] == "pp/frontend"
                 assert cells[2] == "–"  # no member cluster has reported yet
-                assert sum(int(c) for c in cells[3:] if c.isdigit()) == 8  # the frontend's 8 replicas
+                assert cells[3] == "–"  # no RolloutPolicy governs it
+                assert sum(int(c) for c in cells[4:] if c.isdigit()) == 8  # the frontend's 8 replicas
                 assert page.locator("#runs tr").count() == 2  # the header and the first run
                 row.locator("a").click()
                 page.wait_for_selector("#explain")
