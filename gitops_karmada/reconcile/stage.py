@@ -67,8 +67,11 @@ def stage(ctx: RunContext, placed: Placed, targets: RenderedTargets) -> Staged:
     before = frozenset(applied_clusters(previous)) if previous is not None else frozenset()
     paths = {**{c: ctx.layout.manifest_path(c, template.key) for c in before}, **targets.paths}
     kept = {c for c, path in paths.items() if path in targets.keep}
+    # a cluster deleted from the inventory is in no wave: its files go as they would without a rollout
     involved = sorted(
-        c for c in {*before, *(c for c, p in paths.items() if p in targets.files)} if c not in kept
+        c
+        for c in {*before, *(c for c, p in paths.items() if p in targets.files)}
+        if c not in kept and c in ctx.clusters
     )
     wanted = {
         c: ctx.hash_blob(targets.files[paths[c]]) if paths[c] in targets.files else "" for c in involved
@@ -77,7 +80,8 @@ def stage(ctx: RunContext, placed: Placed, targets: RenderedTargets) -> Staged:
     rollout = Rollout(
         policy=policy,
         steps=rollout_steps(policy, ctx.clusters, involved),
-        revision=digest(sorted(wanted.items())),
+        # what is rolled out, whichever clusters get it: a cluster leaving does not restart the rollout
+        revision=digest(sorted(set(wanted.values()))),
         differs=frozenset(c for c in involved if wanted[c] != held[c]),
         reports=lambda step, since: _reports(ctx, template, paths, step, since),
         signals=ctx.rollout_signals or NO_SIGNALS,

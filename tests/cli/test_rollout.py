@@ -337,3 +337,19 @@ def test_simulate_runs_a_rollout_forward_when_the_clusters_apply_what_is_written
                          "--after", "15m", "-o", "json", check=None)  # fmt: skip
     messages = [e["message"] for e in json.loads(unhealthy.stdout)["timeline"] if e["action"] == "rollout"]
     assert any("rolled back (onFailure: Rollback)" in m for m in messages)
+
+
+def test_a_cluster_deleted_during_a_rollout_loses_its_files_as_without_one(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    t1 = T0 + timedelta(minutes=1)
+    change_image(repo, t1, "nginx:1.28")
+    run_at(repo, t1, "reconcile")
+    assert images(repo)["member3"] == "nginx:1.27"  # waits for its wave
+    repo.delete("inventory/member3.yaml")
+    t2 = t1 + timedelta(minutes=1)
+    commit_at(repo, t2, "member3 leaves the fleet")
+    done = run_at(repo, t2, "reconcile", "--allow", "cluster-emptied")  # member3 held web alone
+    assert "member3" not in images(repo)
+    assert "cluster-deleted" in done.stdout
+    assert images(repo) == {"member1": "nginx:1.28", "member2": "nginx:1.27"}
+    verify(repo)

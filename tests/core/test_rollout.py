@@ -236,3 +236,11 @@ def test_go_durations(text: str, seconds: float) -> None:
 def test_a_go_duration_without_a_unit_is_an_error() -> None:
     with pytest.raises(ValueError, match="duration"):
         parse_go_duration("5")
+
+
+def test_a_cluster_joining_after_the_rollout_succeeded_gets_the_revision_at_once() -> None:
+    done = advance(rollout(policy(), "r2", set(), Verdict.HEALTHY), None, Moment(at(0), "s2", "s2")).state
+    assert done.phase is RolloutPhase.SUCCEEDED
+    joined = advance(rollout(policy(), "r2", {"m3"}), done, Moment(at(9), "s3", "s3"))
+    assert joined.files_from == {}
+    assert joined.state.phase is RolloutPhase.SUCCEEDED

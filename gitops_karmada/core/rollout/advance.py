@@ -100,7 +100,10 @@ def _decide(rollout: Rollout, previous: RolloutState | None, moment: Moment) -> 
     if previous is not None and previous.revision == rollout.revision:
         if previous.in_flight:
             return _judge(rollout, previous, moment, queued=False)
-        return _standing(rollout, previous) if rollout.differs else _done(rollout, previous, moment)
+        if previous.phase is RolloutPhase.SUCCEEDED or not rollout.differs:
+            # a revision that succeeded goes to a cluster joining later at once
+            return _done(rollout, previous, moment)
+        return _standing(rollout, previous)
     if not rollout.differs:
         return _done(rollout, previous, moment)
     if previous is not None and previous.in_flight and policy.spec.on_new_revision is NewRevision.QUEUE:

@@ -30,7 +30,8 @@ class RolloutState:
     policy: str
     """``namespace/name`` of the RolloutPolicy governing the template."""
     revision: str
-    """Digest of the rendered files the revision writes (cluster → content): what is rolled out."""
+    """Digest of the distinct rendered files the revision writes: what is rolled out (a cluster joining or
+    leaving with the same files does not make a new revision)."""
     phase: RolloutPhase
     reached: tuple[str, ...] = ()
     """The steps promoted, in order (``plan.Step.label``)."""
