@@ -353,3 +353,16 @@ def test_a_cluster_deleted_during_a_rollout_loses_its_files_as_without_one(tmp_p
     assert "cluster-deleted" in done.stdout
     assert images(repo) == {"member1": "nginx:1.28", "member2": "nginx:1.27"}
     verify(repo)
+
+
+def test_a_rollback_during_a_rollout_restores_every_cluster_at_once(tmp_path: Path) -> None:
+    repo = fleet(tmp_path)
+    good = repo.head()
+    t1 = T0 + timedelta(minutes=1)
+    change_image(repo, t1, "nginx:broken")
+    run_at(repo, t1, "reconcile")
+    assert images(repo)["member1"] == "nginx:broken"
+    run_at(repo, t1 + timedelta(minutes=1), "rollback", good)
+    assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.27")
+    assert rollout_state(repo)["phase"] == "Succeeded"
+    verify(repo)
