@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 
 
 class FilesFrom(enum.StrEnum):
-    DESIRED = "desired"
-    """The render of the inputs now."""
+    """Where a cluster's files come from when not from the render of the inputs now."""
+
     KEPT = "kept"
     """What the folder holds (its wave has not been reached)."""
     BASE = "base"
@@ -112,7 +112,8 @@ def _decide(rollout: Rollout, previous: RolloutState | None, moment: Moment) -> 
 
 
 def _done(rollout: Rollout, previous: RolloutState | None, moment: Moment) -> Decision:
-    """Every folder holds the render: nothing to roll out (a new policy over a fleet, or the last wave)."""
+    """Nothing (more) to roll out: every folder holds the render (a new policy over a fleet, the last
+    wave), or the revision already succeeded and a cluster that joined since gets it at once."""
     state = RolloutState(
         policy=rollout.policy.ref,
         revision=rollout.revision,
