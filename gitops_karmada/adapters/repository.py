@@ -113,13 +113,16 @@ def read_commit(
     warm: WarmState | None = None,
     status: StatusChoice = StatusChoice.RECORDED,
     clock: datetime | None = None,
+    signals: bool = True,
 ) -> RepositoryState:
     """The repository as committed at ``rev``: one listing of everything but the cluster folders, whose
     files are looked up as the run asks (``CommittedOutputs``); the inputs, snapshots and the state files
     other than binding records are read at once, the records only when the run asks for them.
 
     The run's clock is the commit's time (or the status commit's, when later); ``clock`` moves it later (a
-    run made because failover work fell due); re-rendering a tool commit takes the clock it recorded."""
+    run made because failover work fell due); re-rendering a tool commit takes the clock it recorded.
+    ``signals``: read what the rollouts learn from outside the files (approvals, commit statuses); False
+    for callers that read the inputs and records only (``get``, ``describe``, ``collect``)."""
     sha = store.resolve(rev)
     config, config_diagnostics = read_config(store, sha)
     clusters_prefix, state_prefix = _managed_prefixes(config)
@@ -146,7 +149,7 @@ def read_commit(
     observed = ObservedStatus(view.snapshots, view.commit) if view.commit is not None else None
     moment = _run_clock(store, sha, anchor, view.committed_at, clock)
     recorded = anchor if anchor is not None and anchor.commit == sha else None
-    signals = rollout_signals(store, sha, decoded, recorded=recorded)
+    found = rollout_signals(store, sha, decoded, recorded=recorded) if signals else None
     request = ReconcileRequest(
         snapshot=RepoSnapshot(
             decoded=decoded,
@@ -167,7 +170,7 @@ def read_commit(
             native_schemas=packaged_schemas(),
             generated=generated,
             commit=sha,
-            rollout_signals=signals,
+            rollout_signals=found,
         ),
         mode=RunMode(reschedule=reschedule, full=full, materialize=materialize),
         ports=Ports(

@@ -101,7 +101,7 @@ class FleetForCollect:
 def read_fleet_for_collect(store: GitStore, rev: str) -> FleetForCollect:
     """The configuration, inventory and templates of the fleet at ``rev``."""
     sha = store.resolve(rev)
-    request = read_commit(store, sha).request
+    request = read_commit(store, sha, signals=False).request
     inputs = request.snapshot.load().inputs
     return FleetForCollect(
         commit=sha,

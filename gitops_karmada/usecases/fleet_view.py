@@ -46,7 +46,7 @@ def read_fleet(store: GitStore, rev: str, *, with_inputs: bool) -> FleetView:
     quotas = {(q.namespace, q.name): q for q in quota_records(quota_files, layout).values()}
     inputs = Inputs()
     if with_inputs:
-        request = read_commit(store, sha).request
+        request = read_commit(store, sha, signals=False).request
         loaded = request.snapshot.load()
         inputs = loaded.inputs
         if request.snapshot.observed is not None:

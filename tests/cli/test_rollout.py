@@ -260,6 +260,11 @@ def test_a_commit_status_gate_reads_the_status_posted_on_the_reconcile_commit(tm
         # verify reads the statuses the reconcile recorded, not what GitHub says now
         github.state.statuses.clear()
         verify(repo)
+    # reading the fleet asks GitHub nothing; a reconcile without the variables says its waves would wait
+    assert "GITHUB_TOKEN" not in repo.cli("get", "rollouts").stderr
+    change_image(repo, t3 + timedelta(minutes=1), "nginx:1.29")
+    warned = run_at(repo, t3 + timedelta(minutes=1), "reconcile").stderr
+    assert "GITHUB_REPOSITORY and GITHUB_TOKEN are not both set" in warned
 
 
 def test_a_failed_commit_status_rolls_the_wave_back(tmp_path: Path) -> None:
