@@ -1,7 +1,8 @@
 """YAML emission speed: ``python -m benchmarks.bench_serialize`` (our emitter vs PyYAML's C dumper).
 
 A realistic 72-line Deployment, best of 5 passes each, documents per second, in one process so the ratio
-is taken in the same run (the machine is noisy; the ratio is the figure to quote).
+is taken in the same run (the machine is noisy; the ratio is the figure to quote). Both rates go to the
+history (``benchmarks.history``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from benchmarks.history import Figure, Recorder
 from gitops_karmada.core.codecs.serialize import dump_yaml
 
 if TYPE_CHECKING:
@@ -76,9 +78,16 @@ def main() -> None:
     argparse.ArgumentParser(description=__doc__).parse_args()  # --help, and nothing else to choose
     ours = rate(dump_yaml, 5000)
     pyyaml = rate(lambda d: yaml.dump(d, Dumper=yaml.CSafeDumper, sort_keys=False), 1000)
+    recorder = Recorder.start("bench_serialize")
     print(
         f"dump_yaml: {ours:,.0f} docs/s; PyYAML CSafeDumper: {pyyaml:,.0f} docs/s; ratio {ours / pyyaml:.1f}x"
+        f" (commit {recorder.commit}, load {recorder.load:g} at the start)\n"
     )
+    figures = [
+        Figure("dump_yaml, best of 5", ours, "docs/s"),
+        Figure("PyYAML CSafeDumper, best of 5", pyyaml, "docs/s"),
+    ]
+    print(recorder.remember("72-line Deployment", figures))
 
 
 if __name__ == "__main__":

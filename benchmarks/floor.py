@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 RENDERED = "clusters"
+TRUE_FLOOR = "true floor: each distinct content emitted and sent once, one fast-import commit"
+LOOSE_FLOOR = "loose floor (issue 12): every file emitted and sent"
 IDENTITY = b"floor <floor@example.invalid> 0 +0000"
 _FLUSH_BYTES = 1 << 20
 
