@@ -10,7 +10,8 @@ measured in the same run so the ratios hold on a noisy machine:
   record: Karmada's controllers see every binding);
 * gate on, every cluster reporting Ready: the same after one status report per cluster (the snapshots
   fold into the inventory and each record gets its aggregatedStatus);
-* ``simulate --cluster-down c00 --after 10m``: the what-if, in memory, stepping through every eviction.
+* ``simulate --cluster-down c00 --after 10m``: the what-if, in memory, stepping through every eviction
+  (``--after 2m`` with ``--quick``, which must keep ``python -m benchmarks --quick`` under two minutes).
 
 The first reconcile is given beside the true floor of its tree (``benchmarks.floor``), measured last; every
 figure goes to the history (``benchmarks.history``).
@@ -60,7 +61,9 @@ def report_every_cluster(bare: Path, clusters: int) -> None:
     record_snapshots(GitStore.open(bare), "gitops-karmada-status", snapshots, "every cluster reports Ready")
 
 
-def measure(templates: int, policies: int, clusters: int, repeat: int, work: Path) -> Results:
+def measure(
+    templates: int, policies: int, clusters: int, repeat: int, work: Path, after: str = "10m"
+) -> Results:
     results = Results()
     bare, _ = build(work, "M", templates, policies, clusters)
     repo = ["--repo", str(bare)]
@@ -87,9 +90,9 @@ def measure(templates: int, policies: int, clusters: int, repeat: int, work: Pat
     report_every_cluster(bare, clusters)
     results.record("first status report of every cluster: reconcile", timed(cli("reconcile", *repo), work))
     one_template_changed("gate on, clusters reporting: one template changed")
-    simulate = cli("simulate", "--cluster-down", "c00", "--after", "10m", "-o", "json", *repo)
+    simulate = cli("simulate", "--cluster-down", "c00", "--after", after, "-o", "json", *repo)
     for _ in range(repeat):
-        results.record("simulate --cluster-down c00 --after 10m", timed(simulate, work, ok=(0, 1)))
+        results.record(f"simulate --cluster-down c00 --after {after}", timed(simulate, work, ok=(0, 1)))
     results.floors(bare, first, repeat)  # last: see bench_incremental.measure
     return results
 
@@ -105,7 +108,8 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
-        results = measure(args.templates, args.policies, args.clusters, args.repeat, work)
+        after = "2m" if args.quick else "10m"
+        results = measure(args.templates, args.policies, args.clusters, args.repeat, work, after)
         print(f"Commit {recorder.commit}, load {recorder.load:g} at the start.\n")
         print(table(results) + "\n")
         size = f"M {args.templates}x{args.policies}x{args.clusters}"
