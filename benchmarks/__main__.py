@@ -27,7 +27,7 @@ def main() -> None:
     quick = ["--quick"] if args.quick else []
     small = ["--templates", "500", "--clusters", "10", "--repeat", "1"] if args.quick else []
     for module, module_args in (
-        ("benchmarks.bench_serialize", []),
+        ("benchmarks.bench_serialize", quick),
         ("benchmarks.bench_scheduler", small),
         ("benchmarks.run", quick),
         ("benchmarks.bench_diff", quick),

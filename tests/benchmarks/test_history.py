@@ -5,7 +5,18 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from benchmarks.history import MIN_SAMPLES, NOISE_FLOOR, Figure, K, Record, Recorder, append, compare, load
+from benchmarks.history import (
+    HISTORY,
+    MIN_SAMPLES,
+    NOISE_FLOOR,
+    Figure,
+    K,
+    Record,
+    Recorder,
+    append,
+    compare,
+    load,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -97,3 +108,9 @@ def test_a_recorder_compares_with_what_was_there_then_appends(tmp_path: Path) ->
     last = load(path)[-1]
     assert (last.median, last.spread, last.load, last.commit) == (3.0, 2.0, 3.5, "abc1234")
     assert len(load(path)) == 4
+
+
+def test_the_repository_s_history_reads_back_line_for_line() -> None:
+    """Every line of benchmarks/history/figures.jsonl is a record, written as ``Record.line`` writes it."""
+    lines = [line for line in HISTORY.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert [record.line() for record in load(HISTORY)] == lines
