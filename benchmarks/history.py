@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
 ROOT = Path(__file__).resolve().parents[1]
-HISTORY = ROOT / "benchmarks" / "history" / "figures.jsonl"
+HISTORY_FOLDER = "benchmarks/history"
+HISTORY = ROOT / HISTORY_FOLDER / "figures.jsonl"
 MIN_SAMPLES = 3
 K = 3.0
 NOISE_FLOOR = 0.05
@@ -155,13 +156,18 @@ def machine_class() -> str:
 
 
 def current_commit(root: Path = ROOT) -> str:
-    """The short commit id, with ``+`` when tracked files (other than the history) differ from it."""
+    """The short commit id, with ``+`` when tracked files (other than the history) differ from it; ``unknown``
+    outside a clone."""
 
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
 
-    commit = git("rev-parse", "--short=7", "HEAD").strip()
-    changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)benchmarks/history")
+    try:
+        commit = git("rev-parse", "--short=7", "HEAD").strip()
+        outside_history = f":(exclude){HISTORY_FOLDER}"
+        changed = git("status", "--porcelain", "--untracked-files=no", "--", ".", outside_history)
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"  # not run from a clone of the repository
     return commit + ("+" if changed.strip() else "")
 
 

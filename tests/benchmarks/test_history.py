@@ -15,8 +15,10 @@ from benchmarks.history import (
     Recorder,
     append,
     compare,
+    current_commit,
     load,
 )
+from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -114,3 +116,18 @@ def test_the_repository_s_history_reads_back_line_for_line() -> None:
     """Every line of benchmarks/history/figures.jsonl is a record, written as ``Record.line`` writes it."""
     lines = [line for line in HISTORY.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert [record.line() for record in load(HISTORY)] == lines
+
+
+def test_the_commit_is_marked_when_files_other_than_the_history_differ(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "benchmarks" / "history").mkdir(parents=True)
+    (tmp_path / "benchmarks" / "history" / "figures.jsonl").write_text("")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "one")
+    short = git(tmp_path, "rev-parse", "--short=7", "HEAD")
+    (tmp_path / "benchmarks" / "history" / "figures.jsonl").write_text("{}\n")
+    assert current_commit(tmp_path) == short
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert current_commit(tmp_path) == short + "+"
+    assert current_commit(tmp_path / "benchmarks" / "history" / "figures.jsonl") == "unknown"
