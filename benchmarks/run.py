@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.fleet import write_fleet
-from benchmarks.floor import LOOSE_FLOOR, TRUE_FLOOR, measure_in_subprocess
+from benchmarks.floor import BY_FLOOR, LOOSE_FLOOR, TRUE_FLOOR, measure_in_subprocess
 from benchmarks.history import Figure, Recorder
 
 GIT_ENV = {
@@ -140,8 +140,14 @@ class Results:
         samples = self.samples.get(step)
         return statistics.median(s.seconds for s in samples) if samples else None
 
+    def floor(self) -> float | None:
+        """The true floor: the fastest of its tries (``benchmarks.floor.FLOOR_TRIES``)."""
+        samples = self.samples.get(TRUE_FLOOR)
+        return min(s.seconds for s in samples) if samples else None
+
     def floors(self, bare: Path, rev: str, repeat: int, *, loose: bool = False) -> None:
-        """The true floor of ``rev`` (and with ``loose``, issue 12's), ``repeat`` tries each, recorded."""
+        """The true floor of ``rev`` (and with ``loose``, issue 12's), ``repeat`` tries each (at least
+        ``FLOOR_TRIES``), recorded."""
         for seconds in measure_in_subprocess(bare, rev, repeat=repeat):
             self.record(TRUE_FLOOR, Sample(seconds, 0))
         if loose:
@@ -150,8 +156,9 @@ class Results:
 
 
 def table(results: Results) -> str:
-    """The steps, each beside the true floor of the same run when there is one (its median ÷ the floor's)."""
-    floor = results.median(TRUE_FLOOR)
+    """The steps, each beside the true floor of the same run when there is one (the step's median ÷ the
+    floor's fastest try)."""
+    floor = results.floor()
     ratio = ["| ÷ true floor "] if floor else []
     lines = [
         "| step | median | min | max " + "".join(ratio) + "| peak RSS |",
@@ -176,10 +183,10 @@ def figures(results: Results, first: str = FIRST_RECONCILE) -> list[Figure]:
         out.append(Figure.of(step, [s.seconds for s in samples]))
         if any(s.peak_rss_mb for s in samples):
             out.append(Figure(f"{step}: peak RSS", max(s.peak_rss_mb for s in samples), "MB"))
-    floor = results.median(TRUE_FLOOR)
+    floor = results.floor()
     if floor and first in results.samples:
         ratios = [s.seconds / floor for s in results.samples[first]]
-        out.append(Figure.of(f"{first} ÷ true floor", ratios, "×"))
+        out.append(Figure.of(f"{first} {BY_FLOOR}", ratios, "×"))
     return out
 
 
