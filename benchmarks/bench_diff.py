@@ -3,7 +3,8 @@
 Builds the synthetic fleet (``benchmarks.fleet``, default 5,000 Deployments x 50 clusters) in a bare
 repository, reconciles it (commit A: inputs plus rendered output, as a fleet's main branch is), commits one
 changed policy on top (commit B: a Duplicated policy becomes a Divided one with static weights, so its
-Deployments are re-placed), and times ``diff --base A --head B -o markdown`` (median of ``--repeat``).
+Deployments are re-placed), and times ``diff --base A --head B -o markdown`` (median of ``--repeat``). The
+figures go to the history (``benchmarks.history``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 import yaml
 
 from benchmarks.fleet import write_fleet
+from benchmarks.history import Figure, Recorder
 from benchmarks.run import GIT_ENV, Sample, cli, fleet_arguments, git, timed
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 
@@ -99,12 +101,20 @@ def main() -> None:
             samples.append(sample)
             print(f"  diff: {sample.seconds:.2f} s, {sample.peak_rss_mb:.0f} MB", file=sys.stderr)
         seconds = [s.seconds for s in samples]
+        recorder = Recorder.start("bench_diff")
+        print(f"Commit {recorder.commit}, load {recorder.load:g} at the start.\n")
         print("| step | median | min | max | peak RSS |\n|---|---:|---:|---:|---:|")
         print(
             f"| diff -o markdown, one policy changed ({args.templates:,} x {args.clusters}) "
             f"| {statistics.median(seconds):.2f} s | {min(seconds):.2f} s | {max(seconds):.2f} s "
-            f"| {max(s.peak_rss_mb for s in samples):.0f} MB |"
+            f"| {max(s.peak_rss_mb for s in samples):.0f} MB |\n"
         )
+        step = "diff -o markdown, one policy changed"
+        figures = [
+            Figure.of(step, seconds),
+            Figure(f"{step}: peak RSS", max(s.peak_rss_mb for s in samples), "MB"),
+        ]
+        print(recorder.remember(f"M {args.templates}x{args.policies}x{args.clusters}", figures))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -10,7 +10,11 @@ measured in the same run so the ratios hold on a noisy machine:
   record: Karmada's controllers see every binding);
 * gate on, every cluster reporting Ready: the same after one status report per cluster (the snapshots
   fold into the inventory and each record gets its aggregatedStatus);
-* ``simulate --cluster-down c00 --after 10m``: the what-if, in memory, stepping through every eviction.
+* ``simulate --cluster-down c00 --after 10m``: the what-if, in memory, stepping through every eviction
+  (``--after 2m`` with ``--quick``, which must keep ``python -m benchmarks --quick`` under two minutes).
+
+The first reconcile is given beside the true floor of its tree (``benchmarks.floor``), measured last; every
+figure goes to the history (``benchmarks.history``).
 """
 
 from __future__ import annotations
@@ -21,13 +25,15 @@ import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
-from benchmarks.bench_incremental import Results, build, commit_file, table
-from benchmarks.run import cli, fleet_arguments, git, timed
+from benchmarks.bench_incremental import build, commit_file
+from benchmarks.history import Recorder
+from benchmarks.run import Results, cli, figures, fleet_arguments, git, table, timed
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.status_store import record_snapshots
 from gitops_karmada.model.status import ClusterStatusSnapshot
 
 TEMPLATE = "apps/team-00/svc-00000.yaml"
+FIRST_RUN = "first reconcile, gate off (everything rendered and committed)"
 CONFIG = "featureGates:\n  Failover: true\nfailover:\n  enableNoExecuteTaintEviction: true\n"
 
 
@@ -55,11 +61,14 @@ def report_every_cluster(bare: Path, clusters: int) -> None:
     record_snapshots(GitStore.open(bare), "gitops-karmada-status", snapshots, "every cluster reports Ready")
 
 
-def measure(templates: int, policies: int, clusters: int, repeat: int, work: Path) -> Results:
+def measure(
+    templates: int, policies: int, clusters: int, repeat: int, work: Path, after: str = "10m"
+) -> Results:
     results = Results()
     bare, _ = build(work, "M", templates, policies, clusters)
     repo = ["--repo", str(bare)]
-    timed(cli("reconcile", *repo), work)
+    results.record(FIRST_RUN, timed(cli("reconcile", *repo), work))
+    first = git(bare, "rev-parse", "HEAD")
     changes = iter(range(1, 1_000_000))
 
     def one_template_changed(step: str) -> None:
@@ -81,15 +90,17 @@ def measure(templates: int, policies: int, clusters: int, repeat: int, work: Pat
     report_every_cluster(bare, clusters)
     results.record("first status report of every cluster: reconcile", timed(cli("reconcile", *repo), work))
     one_template_changed("gate on, clusters reporting: one template changed")
-    simulate = cli("simulate", "--cluster-down", "c00", "--after", "10m", "-o", "json", *repo)
+    simulate = cli("simulate", "--cluster-down", "c00", "--after", after, "-o", "json", *repo)
     for _ in range(repeat):
-        results.record("simulate --cluster-down c00 --after 10m", timed(simulate, work, ok=(0, 1)))
+        results.record(f"simulate --cluster-down c00 --after {after}", timed(simulate, work, ok=(0, 1)))
+    results.floors(bare, first, repeat)  # last: see bench_incremental.measure
     return results
 
 
 def main() -> None:
     args = fleet_arguments(__doc__)
     work = Path(tempfile.mkdtemp(prefix="gitops-karmada-bench-"))
+    recorder = Recorder.start("bench_failover")
     try:
         print(
             f"fleet M: {args.templates} Deployments, {args.policies} policies, {args.clusters} clusters; "
@@ -97,8 +108,12 @@ def main() -> None:
             file=sys.stderr,
             flush=True,
         )
-        results = measure(args.templates, args.policies, args.clusters, args.repeat, work)
-        print(table(results))
+        after = "2m" if args.quick else "10m"
+        results = measure(args.templates, args.policies, args.clusters, args.repeat, work, after)
+        print(f"Commit {recorder.commit}, load {recorder.load:g} at the start.\n")
+        print(table(results) + "\n")
+        size = f"M {args.templates}x{args.policies}x{args.clusters}"
+        print(recorder.remember(size, figures(results, FIRST_RUN)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

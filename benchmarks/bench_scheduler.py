@@ -4,7 +4,8 @@ Times ``core.scheduler.schedule`` alone (bindings per second) on the synthetic f
 ``benchmarks.fleet`` (half Duplicated, half divided by dynamic weights over every cluster), in one
 process, median of ``--repeat`` passes. Karmada's v1.15 performance report measured ~22 bindings/s for
 5,000 bindings with its scheduler-estimator enabled (a different thing: a control plane with gRPC calls);
-the figure is quoted beside ours for scale, not as a like-for-like comparison.
+the figure is quoted beside ours for scale, not as a like-for-like comparison. The rate goes to the history
+(``benchmarks.history``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import statistics
 import time
 
 from benchmarks.fleet import cluster_doc, deployment_doc, policy_doc
+from benchmarks.history import Figure, Recorder
 from gitops_karmada.core.defaults import default_policy
 from gitops_karmada.core.interpreter import ResourceInterpreter
 from gitops_karmada.core.scheduler import ClusterIndex, ScheduleRequest, schedule
@@ -61,10 +63,14 @@ def main() -> None:
             assert result.success, result.condition_message
         rates.append(len(work) / (time.perf_counter() - start))
     median = statistics.median(rates)
+    recorder = Recorder.start("bench_scheduler")
     print(
         f"schedule(): {args.templates} bindings x {args.clusters} clusters: median {median:.0f} bindings/s "
-        f"(runs: {', '.join(f'{r:.0f}' for r in rates)}); Karmada v1.15 report: ~22 bindings/s"
+        f"(runs: {', '.join(f'{r:.0f}' for r in rates)}); Karmada v1.15 report: ~22 bindings/s "
+        f"(commit {recorder.commit}, load {recorder.load:g} at the start)\n"
     )
+    figure = Figure.of("schedule()", rates, "bindings/s")
+    print(recorder.remember(f"M {args.templates}x{args.clusters}", [figure]))
 
 
 if __name__ == "__main__":

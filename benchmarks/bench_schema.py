@@ -4,7 +4,9 @@ and false, alternating in one run (so machine noise hits both), on fleet M by de
 ``python -m benchmarks.bench_schema [--templates N --policies N --clusters N] [--repeat N] [--quick]``
 
 Every run is the real CLI in a new process on its own branch of one bare repository; the "off" branch is
-the same commit plus a ``gitops-karmada.yaml`` that turns the check off. Prints each run and the medians.
+the same commit plus a ``gitops-karmada.yaml`` that turns the check off. Prints each run and the medians,
+beside the true floor of the check-on tree (``benchmarks.floor``, measured last in the same run); the
+figures go to the history (``benchmarks.history``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import time
 from pathlib import Path
 
 from benchmarks.bench_incremental import build
+from benchmarks.floor import BY_FLOOR, TRUE_FLOOR, measure_in_subprocess
+from benchmarks.history import Figure, Recorder
 from benchmarks.run import GIT_ENV, fleet_arguments
 
 
@@ -63,11 +67,23 @@ def main() -> None:
                 subprocess.run(["git", "update-ref", f"refs/heads/{branch}", commit], cwd=bare, check=True)
                 seconds[mode].append(_reconcile(bare, branch))
                 print(f"  first reconcile, check {mode}: {seconds[mode][-1]:.2f} s", flush=True)
+        # last, in a process of its own: the true floor of the tree the check-on runs wrote
+        floor = min(measure_in_subprocess(bare, "bench-on-0", repeat=args.repeat))
     on, off_median = statistics.median(seconds["on"]), statistics.median(seconds["off"])
+    recorder = Recorder.start("bench_schema")
     print(
-        f"{args.templates} templates x {args.clusters} clusters: check on {on:.2f} s, "
-        f"off {off_median:.2f} s, cost {on - off_median:.2f} s ({(on / off_median - 1) * 100:.0f} %)"
+        f"{args.templates} templates x {args.clusters} clusters: check on {on:.2f} s "
+        f"({on / floor:.2f} × the true floor, {floor:.2f} s), off {off_median:.2f} s "
+        f"({off_median / floor:.2f} ×), cost {on - off_median:.2f} s ({(on / off_median - 1) * 100:.0f} %) "
+        f"(commit {recorder.commit}, load {recorder.load:g} at the start)\n"
     )
+    figures = [
+        Figure.of("first reconcile, schema check on", seconds["on"]),
+        Figure.of("first reconcile, schema check off", seconds["off"]),
+        Figure(TRUE_FLOOR, floor),
+        Figure.of(f"first reconcile, schema check on {BY_FLOOR}", [s / floor for s in seconds["on"]], "×"),
+    ]
+    print(recorder.remember(f"M {args.templates}x{args.policies}x{args.clusters}", figures))
 
 
 if __name__ == "__main__":

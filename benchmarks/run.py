@@ -1,8 +1,11 @@
 """Time validate, render and reconcile on a synthetic fleet: ``python -m benchmarks.run [--quick]``.
 
 Every step runs the real CLI in a subprocess; the table gives the median, min and max wall time over
-``--repeat`` runs and the peak RSS of the process. The fleet repository is bare (no work tree), so
-reconcile times cover reading the commit, rendering and committing, not checking files out.
+``--repeat`` runs, each median divided by the true floor of the first reconcile's tree measured last in the
+same run (``benchmarks.floor``), and the peak RSS of the process. Every figure goes to the history
+(``benchmarks.history``) and is printed beside the history's median and spread on this machine class. The
+fleet repository is bare (no work tree), so reconcile times cover reading the commit, rendering and
+committing, not checking files out.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.fleet import write_fleet
+from benchmarks.floor import BY_FLOOR, LOOSE_FLOOR, TRUE_FLOOR, measure_in_subprocess
+from benchmarks.history import Figure, Recorder
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "bench",
@@ -26,6 +31,9 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "bench",
     "GIT_COMMITTER_EMAIL": "bench@example.invalid",
 }
+
+
+FIRST_RECONCILE = "first reconcile (everything rendered and committed)"
 
 
 @dataclass(frozen=True)
@@ -101,39 +109,85 @@ def one_template_change(bare: Path, parent: str) -> str:
     return git(bare, "commit-tree", tree.stdout.strip(), "-p", parent, "-m", "bump svc-00000")
 
 
-def measure(templates: int, policies: int, clusters: int, repeat: int, work: Path) -> dict[str, list[Sample]]:
+def measure(templates: int, policies: int, clusters: int, repeat: int, work: Path) -> Results:
     bare, source = build_repository(work, templates, policies, clusters)
-    results: dict[str, list[Sample]] = {}
-
-    def record(step: str, sample: Sample) -> None:
-        results.setdefault(step, []).append(sample)
-        print(f"  {step}: {sample.seconds:.2f} s, {sample.peak_rss_mb:.0f} MB", file=sys.stderr)
+    results = Results()
+    record = results.record
 
     for _ in range(repeat):
         record("validate", timed(cli("validate", "--repo", str(bare)), work))
         record("render (placement table, nothing written)", timed(cli("render", "--repo", str(bare)), work))
         git(bare, "update-ref", "refs/heads/main", source)
-        record(
-            "reconcile: first run (render + commit everything)",
-            timed(cli("reconcile", "--repo", str(bare)), work),
-        )
+        record(FIRST_RECONCILE, timed(cli("reconcile", "--repo", str(bare)), work))
         reconciled = git(bare, "rev-parse", "HEAD")
         record("reconcile: no input change (no commit)", timed(cli("reconcile", "--repo", str(bare)), work))
         git(bare, "update-ref", "refs/heads/main", one_template_change(bare, reconciled))
         record("reconcile: one template changed", timed(cli("reconcile", "--repo", str(bare)), work))
         git(bare, "update-ref", "refs/heads/main", source)
+    results.floors(bare, reconciled, repeat)  # last: see bench_incremental.measure
     return results
 
 
-def table(results: dict[str, list[Sample]]) -> str:
-    lines = ["| step | median | min | max | peak RSS |", "|---|---:|---:|---:|---:|"]
-    for step, samples in results.items():
+@dataclass
+class Results:
+    samples: dict[str, list[Sample]] = field(default_factory=dict)
+
+    def record(self, step: str, sample: Sample) -> None:
+        self.samples.setdefault(step, []).append(sample)
+        print(f"  {step}: {sample.seconds:.2f} s, {sample.peak_rss_mb:.0f} MB", file=sys.stderr, flush=True)
+
+    def median(self, step: str) -> float | None:
+        samples = self.samples.get(step)
+        return statistics.median(s.seconds for s in samples) if samples else None
+
+    def floor(self) -> float | None:
+        """The true floor: the fastest of its tries (``benchmarks.floor.FLOOR_TRIES``)."""
+        samples = self.samples.get(TRUE_FLOOR)
+        return min(s.seconds for s in samples) if samples else None
+
+    def floors(self, bare: Path, rev: str, repeat: int, *, loose: bool = False) -> None:
+        """The true floor of ``rev`` (and with ``loose``, issue 12's), ``repeat`` tries each (at least
+        ``FLOOR_TRIES``), recorded."""
+        for seconds in measure_in_subprocess(bare, rev, repeat=repeat):
+            self.record(TRUE_FLOOR, Sample(seconds, 0))
+        if loose:
+            for seconds in measure_in_subprocess(bare, rev, loose=True, repeat=repeat):
+                self.record(LOOSE_FLOOR, Sample(seconds, 0))
+
+
+def table(results: Results) -> str:
+    """The steps, each beside the true floor of the same run when there is one (the step's median ÷ the
+    floor's fastest try)."""
+    floor = results.floor()
+    ratio = ["| ÷ true floor "] if floor else []
+    lines = [
+        "| step | median | min | max " + "".join(ratio) + "| peak RSS |",
+        "|---|---:|---:|---:" + ("|---:" if floor else "") + "|---:|",
+    ]
+    for step, samples in results.samples.items():
         seconds = [s.seconds for s in samples]
+        rss = max(s.peak_rss_mb for s in samples)
+        median = statistics.median(seconds)
+        beside = f"| {median / floor:.2f} × " if floor else ""
         lines.append(
-            f"| {step} | {statistics.median(seconds):.2f} s | {min(seconds):.2f} s | {max(seconds):.2f} s "
-            f"| {max(s.peak_rss_mb for s in samples):.0f} MB |"
+            f"| {step} | {median:.2f} s | {min(seconds):.2f} s | {max(seconds):.2f} s "
+            f"{beside}| {f'{rss:.0f} MB' if rss else '–'} |"
         )
     return "\n".join(lines)
+
+
+def figures(results: Results, first: str = FIRST_RECONCILE) -> list[Figure]:
+    """What the history remembers: every step's seconds and peak RSS, and ``first`` ÷ the true floor."""
+    out = []
+    for step, samples in results.samples.items():
+        out.append(Figure.of(step, [s.seconds for s in samples]))
+        if any(s.peak_rss_mb for s in samples):
+            out.append(Figure(f"{step}: peak RSS", max(s.peak_rss_mb for s in samples), "MB"))
+    floor = results.floor()
+    if floor and first in results.samples:
+        ratios = [s.seconds / floor for s in results.samples[first]]
+        out.append(Figure.of(f"{first} {BY_FLOOR}", ratios, "×"))
+    return out
 
 
 def fleet_arguments(description: str | None, *, repeat: int = 3) -> argparse.Namespace:
@@ -157,6 +211,7 @@ def fleet_arguments(description: str | None, *, repeat: int = 3) -> argparse.Nam
 def main() -> None:
     args = fleet_arguments(__doc__)
     work = Path(tempfile.mkdtemp(prefix="gitops-karmada-bench-"))
+    recorder = Recorder.start("run")
     try:
         print(
             f"fleet: {args.templates} Deployments, {args.policies} policies, {args.clusters} clusters; "
@@ -164,7 +219,9 @@ def main() -> None:
             file=sys.stderr,
         )
         results = measure(args.templates, args.policies, args.clusters, args.repeat, work)
-        print(table(results))
+        print(f"Commit {recorder.commit}, load {recorder.load:g} at the start.\n")
+        print(table(results) + "\n")
+        print(recorder.remember(f"M {args.templates}x{args.policies}x{args.clusters}", figures(results)))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
