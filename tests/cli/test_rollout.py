@@ -173,10 +173,20 @@ def test_a_change_reaches_the_first_wave_and_the_next_once_healthy_for_the_gate(
     assert trailers(repo)["Rollout-Due"] == "2026-01-02T03:11:05Z"
     verify(repo)
 
-    # still healthy, reported again after the 5 minutes: the next wave goes
+    # the time has come, but the last report is older than the heartbeat grace: a stale report never promotes
     t3 = t2 + timedelta(minutes=5, seconds=10)
+    run_at(repo, t3, "reconcile", "--now", t3.isoformat())
+    assert images(repo)["member2"] == "nginx:1.27"
+    assert "member1: last report 2026-01-02T03:06:05Z is stale" in rollout_state(repo)["message"]
+    verify(repo)
+
+    # reported again: a report the rollout could not trust broke the healthy time, which starts again
     report(repo, t3)
     run_at(repo, t3, "reconcile")
+    assert images(repo)["member2"] == "nginx:1.27"
+    t4 = t3 + timedelta(minutes=5)
+    report(repo, t4)
+    run_at(repo, t4, "reconcile")
     assert images(repo) == dict.fromkeys(CLUSTERS, "nginx:1.28")
     assert rollout_state(repo)["reached"] == ["canary", "rest"]
     verify(repo)
