@@ -98,7 +98,8 @@ def assemble(store: GitStore, settings: DaemonSettings, worker_settings: WorkerS
     worker = Worker(store, worker_settings, status, metrics)
     server = None
     if settings.listen is not None:
-        server = HttpServer(App(worker, status, metrics, settings.webhook_secret), *settings.listen)
+        app = App(worker, status, metrics, settings.webhook_secret, settings.http, settings.http_access)
+        server = HttpServer(app, *settings.listen)
     collect_loop = None
     if settings.members:
         loop_settings = CollectLoopSettings(
