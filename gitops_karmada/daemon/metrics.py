@@ -101,6 +101,7 @@ class FailureMetrics:
 
     refusals: Counter
     git_errors: Counter
+    rewrites: Counter
 
     @classmethod
     def register(cls, registry: CollectorRegistry) -> FailureMetrics:
@@ -115,7 +116,15 @@ class FailureMetrics:
         )
         for operation in GIT_OPERATIONS:
             git_errors.labels(operation=operation)
-        return cls(refusals, git_errors)
+        rewrites = Counter(
+            "gitops_karmada_remote_rewrites_total",
+            "Fetches that found a branch rewritten (its previous commit no longer in its history).",
+            ["branch"],
+            registry=registry,
+        )
+        for branch in ("fleet", "status"):
+            rewrites.labels(branch=branch)
+        return cls(refusals, git_errors, rewrites)
 
 
 @dataclass(frozen=True, slots=True)

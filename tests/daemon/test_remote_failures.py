@@ -1,0 +1,195 @@
+"""Issue 39: the worker under remote and repository faults, against the real daemon on real repositories.
+
+Readiness comes back once the remote does (without a new commit), a push landing during a local run is a
+rerun on the new tip (not an error), a rewritten remote branch or a dropped status commit is logged and
+counted, a hung fetch is logged and turns ``/readyz`` 503, and SIGTERM does not wait for it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+from tests.cli.watch_harness import TIMEOUT, Daemon, Remote, clone, wait_for
+from tests.gitrepos import git
+
+
+def _remote_daemon(remote: Remote, tmp_path: Path, *args: str) -> Daemon:
+    work = tmp_path / "daemon"
+    if not work.exists():
+        clone(remote.bare, work)
+    return Daemon.start(
+        work, "--remote", "origin", "--interval", "0.3", *args, log_path=tmp_path / "daemon.log"
+    )
+
+
+def _metric(daemon: Daemon, name: str, **labels: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    _, text = daemon.get("/metrics")
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return float(sample.value)
+    raise AssertionError(f"no sample {name} {labels}")
+
+
+def test_readiness_returns_with_the_remote_without_a_new_commit(tmp_path: Path) -> None:
+    remote = Remote.create(tmp_path)
+    with _remote_daemon(remote, tmp_path, "--retry-budget", "1") as daemon:
+        wait_for(lambda: daemon.get("/readyz")[0] == 200, "ready")
+        tip = remote.tip()
+        hidden = tmp_path / "hidden.git"
+        remote.bare.rename(hidden)
+        wait_for(lambda: daemon.get("/readyz")[0] == 503, "not ready after the retry budget")
+        hidden.rename(remote.bare)
+        # nothing was pushed meanwhile: the first fetch that works finds nothing to do, and that is enough
+        wait_for(lambda: daemon.get("/readyz")[0] == 200, "ready again without a new commit", timeout=30)
+        assert remote.tip() == tip
+        assert any(e["msg"].startswith("recovered after ") for e in daemon.entries()), daemon.log()
+
+
+def test_a_push_landing_during_a_local_run_is_a_rerun_on_the_new_tip(tmp_path: Path) -> None:
+    """A ``git`` on PATH that, at the run's ``fast-import``, moves the branch to a user commit first: the run's
+    compare-and-swap loses, deterministically."""
+    remote = Remote.create(tmp_path)
+    real_git = shutil.which("git")
+    assert real_git is not None
+    trigger = tmp_path / "move-branch-to"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'case " $* " in *" fast-import "*) if [ -f {trigger} ]; then\n'
+        f'  sha=$(cat {trigger}); rm -f {trigger}; {real_git} --git-dir={remote.bare} update-ref refs/heads/main "$sha"\n'
+        "fi;; esac\n"
+        f'exec {real_git} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    env = {"PATH": f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}"}
+    with Daemon.start(remote.bare, "--interval", "60", log_path=tmp_path / "daemon.log", env=env) as daemon:
+        wait_for(lambda: daemon.runs() == 1, "the initial reconcile")
+        first = remote.push_change(7)  # not yet: the trigger is written after this push started a run
+        wait_for(lambda: remote.reconciled(first), "the reconcile of the first push")
+        # a user commit on top of a second one, landing while the second one's run writes its commit
+        user = remote.user
+        from tests.builders import deployment
+
+        git(user.path, "fetch", "-q", "origin")
+        git(user.path, "reset", "-q", "--hard", "origin/main")
+        user.write("apps/web.yaml", deployment("web", "shop", replicas=2))
+        second = user.commit("web: 2 replicas")
+        user.write("apps/web.yaml", deployment("web", "shop", replicas=3))
+        landing = user.commit("web: 3 replicas")
+        git(user.path, "push", "-q", "origin", f"{landing}:refs/heads/landing")
+        trigger.write_text(landing)
+        git(user.path, "push", "-q", "origin", f"{second}:refs/heads/main")
+        wait_for(lambda: remote.reconciled(landing), "the reconcile of the commit that landed during the run")
+        assert not trigger.exists(), "the run for the second push reached its commit"
+        assert daemon.runs("error") == 0, daemon.log()
+        assert daemon.runs("superseded") == 1
+        assert not any("retryIn" in e for e in daemon.entries()), "no backoff"
+        assert daemon.get("/readyz")[0] == 200
+        assert any("moved to" in e["msg"] and "a push landed" in e["msg"] for e in daemon.entries())
+
+
+def test_a_force_pushed_remote_and_a_dropped_status_commit_are_logged_and_counted(tmp_path: Path) -> None:
+    remote = Remote.create(tmp_path)
+    user = remote.user
+    # a status branch on the remote, as a collector elsewhere would have made it
+    git(user.path, "checkout", "-q", "--orphan", "status")
+    git(user.path, "rm", "-rq", "--cached", ".")
+    (user.path / "notes.txt").write_text("collected elsewhere\n")
+    git(user.path, "add", "notes.txt")
+    git(user.path, "commit", "-qm", "status")
+    git(user.path, "push", "-q", "origin", "HEAD:refs/heads/gitops-karmada-status")
+    git(user.path, "checkout", "-qf", "main")
+    with _remote_daemon(remote, tmp_path) as daemon:
+        wait_for(lambda: remote.reconciled(user.head()), "the initial reconcile")
+        # someone rewrites the remote branch: the reconcile commit is gone from its history
+        git(user.path, "commit", "-q", "--amend", "-m", "rewritten")
+        rewritten = user.head()
+        git(user.path, "push", "-qf", "origin", "main")
+        wait_for(lambda: remote.reconciled(rewritten), "the reconcile of the rewritten branch")
+        warnings = [e for e in daemon.entries() if "was rewritten" in e["msg"]]
+        assert warnings and warnings[0]["branch"] == "fleet" and warnings[0]["level"] == "warning", warnings
+        assert _metric(daemon, "gitops_karmada_remote_rewrites_total", branch="fleet") >= 1
+        # a local status commit that never reached the remote is dropped for the remote's, with a line
+        work = tmp_path / "daemon"
+        parent = git(work, "rev-parse", "refs/heads/gitops-karmada-status")
+        tree = git(work, "rev-parse", f"{parent}^{{tree}}")
+        local = git(work, "commit-tree", tree, "-p", parent, "-m", "never pushed")
+        git(work, "update-ref", "refs/heads/gitops-karmada-status", local, parent)
+        wait_for(
+            lambda: any(
+                e.get("branch") == "status" and "was rewritten" in e["msg"] for e in daemon.entries()
+            ),
+            "the line about the dropped status commit",
+        )
+        assert _metric(daemon, "gitops_karmada_remote_rewrites_total", branch="status") == 1
+
+
+def test_a_hung_fetch_is_logged_turns_readiness_off_and_does_not_hold_sigterm(tmp_path: Path) -> None:
+    """An ``ssh://`` remote whose SSH command hangs once ``hang`` exists (and records its process id)."""
+    remote = Remote.create(tmp_path)
+    work = tmp_path / "daemon"
+    clone(remote.bare, work)
+    git(work, "remote", "set-url", "origin", f"ssh://fleet.example{remote.bare}")
+    hang, pids = tmp_path / "hang", tmp_path / "pids"
+    ssh = tmp_path / "fake-ssh"
+    ssh.write_text(
+        f'#!/bin/bash\nif [ -f {hang} ]; then echo $$ >> {pids}; exec sleep 3600; fi\nexec bash -c "${{@: -1}}"\n'
+    )
+    ssh.chmod(0o755)
+    with _remote_daemon(remote, tmp_path, "--ssh-command", str(ssh), "--retry-budget", "2") as daemon:
+        wait_for(lambda: daemon.get("/readyz")[0] == 200, "ready")
+        hang.touch()
+        wait_for(
+            lambda: any("no answer after" in e["msg"] for e in daemon.entries()), "the slow fetch's line"
+        )
+        wait_for(lambda: daemon.get("/readyz")[0] == 503, "not ready while the fetch hangs")
+        daemon.process.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+        assert daemon.process.wait(timeout=TIMEOUT) == 0, daemon.log()
+        assert time.monotonic() - began < 30, "SIGTERM did not wait out the fetch's 10-minute bound"
+    hung = [int(pid) for pid in pids.read_text().split()]
+    assert hung
+    # the hung SSH command went with the fetch: no orphan
+    wait_for(
+        lambda: not any((Path("/proc") / str(pid)).exists() for pid in hung), "the hung processes to end"
+    )
+    assert any(e["msg"] == "stopped" for e in daemon.entries())
+
+
+def test_a_git_error_is_one_text_line(tmp_path: Path) -> None:
+    """git's stderr has several lines; the daemon's text log keeps each record on one line that starts with
+    its time."""
+    import re
+    import subprocess
+    import sys
+
+    remote = Remote.create(tmp_path)
+    work = tmp_path / "daemon"
+    clone(remote.bare, work)
+    remote.bare.rename(tmp_path / "hidden.git")
+    log = tmp_path / "text.log"
+    command = [sys.executable, "-m", "gitops_karmada", "watch", "--repo", str(work), "--remote", "origin",
+               "--listen", "off", "--interval", "60"]  # fmt: skip
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=out)
+    try:
+        wait_for(lambda: "reconcile failed" in log.read_text(), "the failed fetch")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=TIMEOUT) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    lines = log.read_text().splitlines()
+    failed = [line for line in lines if "reconcile failed" in line]
+    assert failed and "does not appear to be a git repository" in failed[0], lines
+    stamp = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d ")
+    assert all(stamp.match(line) for line in lines), lines
