@@ -74,3 +74,14 @@ def test_each_mode_gets_its_threads(tmp_path: Path) -> None:
         "local",
         str(repo.path.resolve()),
     )
+
+
+def test_it_listens_on_loopback_unless_told_otherwise() -> None:
+    from pathlib import Path
+
+    from gitops_karmada.cli.watch import _listen_address, watch_command
+
+    [listen] = [p for p in watch_command.params if p.name == "listen"]
+    assert listen.default == "127.0.0.1:8080"
+    assert DaemonSettings(Path("fleet")).listen == ("127.0.0.1", 8080)
+    assert _listen_address(":9000") == ("127.0.0.1", 9000), "a port alone is a loopback port"
