@@ -134,6 +134,14 @@ def abandon_fetches() -> int:
     return kill_children_running(f"{LANDING_PREFIX}{os.getpid()}-")
 
 
+def _stderr(progress: Any, err: Any) -> str:
+    """git's stderr as it failed. GitPython keeps only the ``fatal:`` and ``error:`` lines as the error's
+    stderr; the cause is often on the lines before (ssh's ``Could not resolve hostname``, ``Permission
+    denied``), which it files as ``other_lines``."""
+    causes = [line for line in getattr(progress, "other_lines", []) if line.strip() and not line[0].isspace()]
+    return "\n".join([*causes[-5:], str(err.stderr or "").strip()])
+
+
 def fetch_branch(
     git_dir: Path, remote: str, branch: str, access: RemoteAccess, *, warn_after: float | None = None
 ) -> str:
@@ -154,15 +162,16 @@ def fetch_branch(
         except ValueError:
             raise GitError("fetch", f"{what}: the repository has no remote {remote!r}") from None
         with repo.git.custom_environment(**access.environment()), _warn_while_slow(what, warn_after):
+            progress = _progress(what)
             try:
                 handle.fetch(
                     f"+refs/heads/{branch}:{landing}",
-                    progress=_progress(what),
+                    progress=progress,
                     no_tags=True,
                     kill_after_timeout=NETWORK_TIMEOUT_SECONDS,
                 )
             except git.GitCommandError as err:
-                stderr = str(err.stderr or "")
+                stderr = _stderr(progress, err)
                 if "couldn't find remote ref" in stderr.lower():
                     raise git_error("fetch", f"{remote} has no branch {branch}", stderr) from None
                 raise git_error("fetch", what, stderr, temporary=is_transient_failure(stderr)) from None

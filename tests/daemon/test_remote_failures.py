@@ -7,6 +7,7 @@ counted, a hung fetch is logged and turns ``/readyz`` 503, and SIGTERM does not 
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -193,3 +194,55 @@ def test_a_git_error_is_one_text_line(tmp_path: Path) -> None:
     assert failed and "does not appear to be a git repository" in failed[0], lines
     stamp = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d ")
     assert all(stamp.match(line) for line in lines), lines
+
+
+def test_dns_failure_refused_credentials_and_a_hook_rejection_are_named_counted_and_retried(
+    tmp_path: Path,
+) -> None:
+    """An ``ssh://`` remote whose SSH command fails as ssh does when ``mode`` says so; a pre-receive hook
+    that declines the daemon's pushes while ``declined`` exists. Each failure is one log line with git's cause,
+    counted in ``gitops_karmada_git_errors_total``, retried; the user's commit is never lost."""
+    remote = Remote.create(tmp_path)
+    work = tmp_path / "daemon"
+    clone(remote.bare, work)
+    git(work, "remote", "set-url", "origin", f"ssh://fleet.example{remote.bare}")
+    mode, declined = tmp_path / "mode", tmp_path / "declined"
+    ssh = tmp_path / "fake-ssh"
+    ssh.write_text(
+        "#!/bin/bash\n"
+        f'case "$(cat {mode} 2>/dev/null)" in\n'
+        '  dns) echo "ssh: Could not resolve hostname fleet.example: Name or service not known" >&2; exit 255;;\n'
+        '  auth) echo "git@fleet.example: Permission denied (publickey)." >&2; exit 255;;\n'
+        "esac\n"
+        'exec bash -c "${@: -1}"\n'
+    )
+    ssh.chmod(0o755)
+    hook = remote.bare / "hooks" / "pre-receive"
+    hook.write_text(  # declines the daemon's reconcile commits only
+        "#!/bin/sh\nwhile read old new ref; do\n"
+        f"  if [ -f {declined} ] && git log -1 --format=%B $new | grep -q '^Source-Commit:'; then\n"
+        "    echo 'reconcile commits are frozen' >&2; exit 1\n  fi\ndone\n"
+    )
+    hook.chmod(0o755)
+
+    def failures(cause: str) -> bool:
+        return any("retryIn" in e and cause in str(e["msg"]) for e in daemon.entries())
+
+    with _remote_daemon(remote, tmp_path, "--ssh-command", str(ssh)) as daemon:
+        wait_for(lambda: remote.reconciled(remote.user.head()), "the initial reconcile")
+        for name, cause in (("dns", "Could not resolve hostname"), ("auth", "Permission denied (publickey)")):
+            fetches = _metric(daemon, "gitops_karmada_git_errors_total", operation="fetch")
+            mode.write_text(name)
+            wait_for(functools.partial(failures, cause), f"the {name} failure's line")
+            assert _metric(daemon, "gitops_karmada_git_errors_total", operation="fetch") > fetches
+            mode.write_text("")
+        declined.touch()
+        source = remote.push_change(6)
+        wait_for(lambda: failures("pre-receive hook declined"), "the declined push's line")
+        assert _metric(daemon, "gitops_karmada_git_errors_total", operation="push") >= 1
+        assert remote.tip() == source, "the user's commit stays the remote's tip"
+        declined.unlink()
+        wait_for(
+            lambda: remote.reconciled(source), "the reconcile once pushes are accepted again", timeout=30
+        )
+        assert remote.tool_commits().count(source) == 1
