@@ -8,6 +8,7 @@ counted, a hung fetch is logged and turns ``/readyz`` 503, and SIGTERM does not 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
@@ -246,3 +247,5 @@ def test_dns_failure_refused_credentials_and_a_hook_rejection_are_named_counted_
             lambda: remote.reconciled(source), "the reconcile once pushes are accepted again", timeout=30
         )
         assert remote.tool_commits().count(source) == 1
+    # every line of stderr is JSON, git's multi-line errors included (GitPython's own logging stays quiet)
+    assert all(json.loads(line) for line in daemon.log().splitlines())
