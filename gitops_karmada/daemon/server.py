@@ -29,6 +29,8 @@ from gitops_karmada.daemon.webhook import MAX_BODY_BYTES, Verdict, decide
 from gitops_karmada.model.errors import NotFoundError, UsageError
 from gitops_karmada.usecases.explain import explain_commit, explanation_text, find_outcome
 
+EXPLAIN_WAIT_SECONDS = 5.0
+"""How long ``/explain`` waits for a run in progress to finish before it answers 503."""
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024
 """An oversized body is read and dropped up to this size (then the connection is closed)."""
 
@@ -47,21 +49,30 @@ class App:
     limits: HttpLimits = field(default_factory=HttpLimits)
     access: HttpAccess = field(default_factory=HttpAccess)
     webhook_rate: TokenBucket = field(init=False)
+    explaining: threading.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
-        # frozen: the bucket is made once, from the limits
-        object.__setattr__(
-            self, "webhook_rate", TokenBucket(self.limits.webhooks_per_second, self.limits.webhook_burst)
-        )
+        # frozen: made once, from the limits
+        bucket = TokenBucket(self.limits.webhooks_per_second, self.limits.webhook_burst)
+        object.__setattr__(self, "webhook_rate", bucket)
+        object.__setattr__(self, "explaining", threading.Semaphore(1))
 
     def explain(self, template: str) -> tuple[int, str]:
         """(HTTP status, text) of ``explain`` for ``template`` at the last reconciled commit."""
         reconciled = self.status.read().reconciled
         if not reconciled:
             return 503, "nothing reconciled yet"
+        # one explain at a time, and never waiting long for a run: a flood of them neither holds every
+        # connection slot nor keeps the worker from its lock
+        if not self.explaining.acquire(blocking=False):
+            return 503, "another explain is being computed; retry"
         try:
-            with self.worker.lock:  # never read while a run writes the caches
+            if not self.worker.lock.acquire(timeout=EXPLAIN_WAIT_SECONDS):
+                return 503, "a reconcile run is in progress; retry in a moment"
+            try:  # never read while a run writes the caches
                 result = explain_commit(self.worker.store, reconciled, template)
+            finally:
+                self.worker.lock.release()
             if not result.input_ok:
                 return 409, "the reconciled commit does not render any more"
             return 200, explanation_text(find_outcome(result, template))
@@ -69,6 +80,8 @@ class App:
             return 400, str(err)
         except NotFoundError as err:
             return 404, str(err)
+        finally:
+            self.explaining.release()
 
 
 SECURITY_HEADERS = (

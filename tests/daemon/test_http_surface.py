@@ -295,3 +295,44 @@ def test_a_bearer_token_protects_the_page_and_explain(tmp_path: Path) -> None:
     repo = FleetRepo(remote.bare)
     done = repo.cli("watch", "--listen", "127.0.0.1:0", "--token-file", str(token), check=2)
     assert "put one token in it" in done.stderr
+
+
+def test_explain_never_waits_long_for_a_run_and_runs_one_at_a_time(tmp_path: Path) -> None:
+    """A ``git`` on PATH that holds the run's ``fast-import`` for 15 s while ``slow`` exists: a run in
+    progress for that long, deterministically."""
+    import os
+    import shutil
+
+    from tests.gitrepos import git
+
+    remote = Remote.create(tmp_path)
+    real_git = shutil.which("git")
+    slow = tmp_path / "slow"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        f'#!/bin/sh\ncase " $* " in *" fast-import "*) if [ -f {slow} ]; then rm -f {slow}; sleep 15; fi;; esac\n'
+        f'exec {real_git} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    env = {"PATH": f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}"}
+    explain = "/explain?template=Deployment.apps/shop/web"
+    with Daemon.start(remote.bare, "--interval", "60", log_path=tmp_path / "daemon.log", env=env) as daemon:
+        wait_for(lambda: daemon.runs() == 1, "the initial reconcile")
+        assert _request(daemon, "GET", explain)[0] == 200
+        slow.touch()
+        source = remote.push_change(6)
+        wait_for(lambda: not slow.exists(), "the run to reach its fast-import")
+        answers: list[tuple[int, bytes]] = []
+        first = threading.Thread(target=lambda: answers.append(_request(daemon, "GET", explain)[::2]))
+        first.start()
+        time.sleep(1)  # the first explain is waiting for the run
+        status, _, body = _request(daemon, "GET", explain)
+        assert status == 503 and b"another explain" in body, body
+        assert _request(daemon, "GET", "/healthz")[0] == 200
+        first.join(timeout=30)
+        [(status, body)] = answers
+        assert status == 503 and b"a reconcile run is in progress" in body, body
+        wait_for(lambda: remote.reconciled(source), "the slow run's commit")
+        assert _request(daemon, "GET", explain)[0] == 200
+        git(remote.bare, "fsck", "--no-progress")
