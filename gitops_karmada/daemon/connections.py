@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from gitops_karmada.daemon.settings import HttpLimits
 
 BACKLOG = 256
@@ -38,7 +40,8 @@ class ReadDeadlines:
     """Sockets that must finish sending a request by a time; a reaper thread shuts down those that did not
     (a blocked read then returns, and the handler thread ends)."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_drop: Callable[[], None] = lambda: None) -> None:
+        self._on_drop = on_drop
         self._deadlines: dict[socket.socket, float] = {}
         self._lock = threading.Lock()
         self._stopped = threading.Event()
@@ -68,6 +71,7 @@ class ReadDeadlines:
                     del self._deadlines[sock]
             for sock in late:
                 logger.bind(logger="http").debug("dropped a client that did not send its request in time")
+                self._on_drop()
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
 
@@ -78,9 +82,17 @@ class BoundedHTTPServer(ThreadingHTTPServer):
     request_queue_size = BACKLOG
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], handler: Any, limits: HttpLimits) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handler: Any,
+        limits: HttpLimits,
+        refused: Callable[[str], None] = lambda _reason: None,
+    ) -> None:
         self.limits = limits
-        self.deadlines = ReadDeadlines()
+        self.refused = refused
+        """Counts a refusal by reason (``metrics.HTTP_REFUSALS``)."""
+        self.deadlines = ReadDeadlines(lambda: refused("read_timeout"))
         self._slots = threading.BoundedSemaphore(limits.max_connections)
         super().__init__(address, handler)
 
@@ -90,6 +102,7 @@ class BoundedHTTPServer(ThreadingHTTPServer):
             logger.bind(logger="http", client=client_address[0]).warning(
                 "{} connections are being served: answered 503", self.limits.max_connections
             )
+            self.refused("busy")
             with contextlib.suppress(OSError):
                 request.settimeout(1.0)
                 request.sendall(BUSY_ANSWER)

@@ -155,10 +155,12 @@ class _Handler(BaseHTTPRequestHandler):
         parsed = super().parse_request()
         self.server.deadlines.disarm(self.connection)
         if not parsed and self.budget.spent:
+            self.server.refused("headers_too_large")
             self._drain(1 << 20)  # so that the client reads the 431 rather than a reset
         return parsed
 
     def _refuse_headers(self) -> None:
+        self.server.refused("headers_too_large")
         self.close_connection = True
         self.send_error(431, "Request Header Fields Too Large")
         self._drain(1 << 20)
@@ -180,6 +182,7 @@ class _Handler(BaseHTTPRequestHandler):
         if url.path not in READ_ROUTES:
             return self._not_found_or_not_allowed(url.path, body=body)
         if url.path in app.access.protected and not self._authorized():
+            self.server.refused("unauthorized")
             return self._send(401, b"a bearer token is needed\n", "text/plain", body=body,
                               extra=(("WWW-Authenticate", 'Bearer realm="gitops-karmada"'),))  # fmt: skip
         if url.path == "/healthz":
@@ -214,9 +217,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return self._send(400, b"bad Content-Length\n", "text/plain")
         if length > MAX_BODY_BYTES:
+            self.server.refused("body_too_large")
             self._drain(min(length, DRAIN_LIMIT_BYTES))  # so that a sender still writing reads the answer
             return self._send(413, b"payload too large\n", "text/plain")
         if not app.webhook_rate.take():  # before the body is read or its signature checked: cheap
+            self.server.refused("rate_limited")
             self._drain(length)
             return self._send(429, b"too many webhook deliveries; retry later\n", "text/plain",
                               extra=(("Retry-After", "1"),))  # fmt: skip
@@ -323,7 +328,7 @@ class HttpServer:
         """Binds ``host:port`` now; ``SettingsError`` (one line) when it cannot be bound."""
         handler = type("Handler", (_Handler,), {"app": app})
         try:
-            self.server = BoundedHTTPServer((host, port), handler, app.limits)
+            self.server = BoundedHTTPServer((host, port), handler, app.limits, app.metrics.http.refused)
         except OSError as err:
             raise SettingsError(bind_problem(host, port, err)) from None
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.2})

@@ -86,6 +86,18 @@ def _rss_kib(daemon: Daemon) -> int:
     raise AssertionError("no VmRSS")
 
 
+def _refusals(daemon: Daemon, reason: str) -> float:
+    """``gitops_karmada_http_refusals_total{reason}``."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    _, text = daemon.get("/metrics")
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "gitops_karmada_http_refusals_total" and sample.labels["reason"] == reason:
+                return float(sample.value)
+    raise AssertionError(f"no refusal series {reason}")
+
+
 def _listen_overflows() -> int:
     """The kernel's count of connections dropped because a listen backlog was full (this network namespace)."""
     lines = Path("/proc/net/netstat").read_text().splitlines()
@@ -153,6 +165,8 @@ def test_connections_are_capped_and_a_slow_client_is_dropped(tmp_path: Path) -> 
             except OSError:
                 pass
         assert time.monotonic() - started < 20
+        assert _refusals(daemon, "busy") == 1
+        assert _refusals(daemon, "read_timeout") >= 4
         _every_line_is_json_without_traceback(daemon)
 
 
@@ -172,6 +186,7 @@ def test_headers_beyond_64_kib_get_431_and_memory_stays_flat(daemon: Daemon) -> 
     after = _rss_kib(daemon)
     # 30 requests of 6 MB of headers each: the standard library kept about 300 MB; here, a few MB
     assert after - before < 40 * 1024, (before, after)
+    assert _refusals(daemon, "headers_too_large") == 31
     assert _request(daemon, "GET", "/healthz")[0] == 200
 
 
@@ -268,6 +283,10 @@ def test_a_webhook_flood_gets_429_and_a_push_is_still_reconciled(tmp_path: Path)
             thread.join(timeout=60)
         assert len(answers) == 200 and set(answers) == {202, 429}, sorted(set(answers))
         assert answers.count(429) >= 150, "a burst of 10 then 5 a second"
+        assert _refusals(daemon, "rate_limited") == answers.count(429)
+        too_large = b"x" * (6 * 1024 * 1024)
+        assert daemon.post("/hooks/git", too_large, _signed(too_large)) == 413
+        assert _refusals(daemon, "body_too_large") == 1
         wait_for(lambda: remote.reconciled(source), "the push the webhooks announced", timeout=20)
 
 
@@ -286,6 +305,7 @@ def test_a_bearer_token_protects_the_page_and_explain(tmp_path: Path) -> None:
             assert _request(daemon, "GET", path, good)[0] == 200, path
         for path in ("/healthz", "/readyz", "/metrics"):
             assert _request(daemon, "GET", path)[0] == 200, path
+        assert _refusals(daemon, "unauthorized") == 4
         assert daemon.terminate() == 0
     with Daemon.start(remote.bare, *args, "--token-for-metrics", log_path=tmp_path / "metrics.log") as daemon:
         assert _request(daemon, "GET", "/metrics")[0] == 401
