@@ -249,3 +249,46 @@ def test_dns_failure_refused_credentials_and_a_hook_rejection_are_named_counted_
         assert remote.tool_commits().count(source) == 1
     # every line of stderr is JSON, git's multi-line errors included (GitPython's own logging stays quiet)
     assert all(json.loads(line) for line in daemon.log().splitlines())
+
+
+def test_a_killed_fast_import_fails_the_run_cleanly_and_the_next_one_converges(tmp_path: Path) -> None:
+    """A ``git`` on PATH whose ``fast-import`` is killed with SIGKILL a moment after it starts while
+    ``kill-after`` names that moment: four runs lose their writer at different points of their stream."""
+    remote = Remote.create(tmp_path)
+    real_git = shutil.which("git")
+    trigger = tmp_path / "kill-after"
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(
+        "#!/bin/bash\n"
+        f'case " $* " in *" fast-import "*) if [ -f {trigger} ]; then\n'
+        f"  delay=$(cat {trigger}); rm -f {trigger}; (sleep $delay; kill -9 $$) &\n"
+        "fi;; esac\n"
+        f'exec {real_git} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    env = {"PATH": f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}"}
+    with Daemon.start(remote.bare, "--interval", "60", log_path=tmp_path / "daemon.log", env=env) as daemon:
+        wait_for(lambda: daemon.runs() == 1, "the initial reconcile")
+        for round_, delay in enumerate(("0", "0.02", "0.05", "0.1")):
+            trigger.write_text(delay)
+            source = remote.push_change(5 + round_)
+            wait_for(functools.partial(remote.reconciled, source), f"convergence after a kill at {delay} s")
+            assert not trigger.exists()
+        assert daemon.runs("error") >= 1, "at least one kill landed while the stream was open"
+        checked = git(remote.bare, "fsck", "--no-progress", "--strict")  # exit 0, or the helper fails
+        assert all(line.startswith("dangling ") for line in checked.splitlines()), checked
+        ours = f"{remote.bare}\0"  # git -C <repository> fast-import …
+        left = [p for p in Path("/proc").iterdir() if p.name.isdigit() and ours in _cmdline(p)]
+        left = [p for p in left if "fast-import" in _cmdline(p)]
+        assert not left, "no fast-import is left behind"
+        assert daemon.get("/readyz")[0] == 200
+        assert daemon.terminate() == 0
+    assert all(json.loads(line) for line in daemon.log().splitlines())
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
