@@ -317,8 +317,9 @@ def test_a_bearer_token_protects_the_page_and_explain(tmp_path: Path) -> None:
     assert "put one token in it" in done.stderr
 
 
+@pytest.mark.long
 def test_explain_never_waits_long_for_a_run_and_runs_one_at_a_time(tmp_path: Path) -> None:
-    """A ``git`` on PATH that holds the run's ``fast-import`` for 15 s while ``slow`` exists: a run in
+    """A ``git`` on PATH that holds the run's ``fast-import`` for 8 s while ``slow`` exists: a run in
     progress for that long, deterministically."""
     import os
     import shutil
@@ -331,7 +332,7 @@ def test_explain_never_waits_long_for_a_run_and_runs_one_at_a_time(tmp_path: Pat
     wrapper = tmp_path / "bin" / "git"
     wrapper.parent.mkdir()
     wrapper.write_text(
-        f'#!/bin/sh\ncase " $* " in *" fast-import "*) if [ -f {slow} ]; then rm -f {slow}; sleep 15; fi;; esac\n'
+        f'#!/bin/sh\ncase " $* " in *" fast-import "*) if [ -f {slow} ]; then rm -f {slow}; sleep 8; fi;; esac\n'
         f'exec {real_git} "$@"\n'
     )
     wrapper.chmod(0o755)

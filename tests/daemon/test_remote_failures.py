@@ -15,6 +15,8 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.cli.watch_harness import TIMEOUT, Daemon, Remote, clone, wait_for
 from tests.gitrepos import git
 
@@ -134,6 +136,7 @@ def test_a_force_pushed_remote_and_a_dropped_status_commit_are_logged_and_counte
         assert _metric(daemon, "gitops_karmada_remote_rewrites_total", branch="status") == 1
 
 
+@pytest.mark.long
 def test_a_hung_fetch_is_logged_turns_readiness_off_and_does_not_hold_sigterm(tmp_path: Path) -> None:
     """An ``ssh://`` remote whose SSH command hangs once ``hang`` exists (and records its process id)."""
     remote = Remote.create(tmp_path)
@@ -197,6 +200,7 @@ def test_a_git_error_is_one_text_line(tmp_path: Path) -> None:
     assert all(stamp.match(line) for line in lines), lines
 
 
+@pytest.mark.long
 def test_dns_failure_refused_credentials_and_a_hook_rejection_are_named_counted_and_retried(
     tmp_path: Path,
 ) -> None:
