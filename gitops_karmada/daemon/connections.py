@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import sys
 import threading
 import time
 from http.server import ThreadingHTTPServer
@@ -123,8 +124,6 @@ class BoundedHTTPServer(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """One log line instead of the standard library's traceback on stderr."""
-        import sys
-
         err = sys.exc_info()[1]
         log = logger.bind(logger="http", client=client_address[0])
         if isinstance(err, QUIET_ERRORS):

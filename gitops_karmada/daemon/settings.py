@@ -74,7 +74,9 @@ class DaemonSettings:
     """The shared secret of ``POST /hooks/git``; None: the webhook endpoint is off."""
     retry_budget: float = 600.0
     http: HttpLimits = field(default_factory=HttpLimits)
+    """What one client can make the HTTP server hold."""
     http_access: HttpAccess = field(default_factory=HttpAccess)
+    """The bearer token of the page and ``/explain``, if any."""
     access: RemoteAccess = field(default_factory=RemoteAccess)
     """How git authenticates to the remote (fetch and push)."""
     members: tuple[Member, ...] = ()
