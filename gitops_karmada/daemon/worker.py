@@ -16,6 +16,7 @@ of a race fetches, finds the winner's reconcile commit on top of the same source
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
 from contextlib import nullcontext
@@ -115,6 +116,9 @@ class Worker:
             return self._failed(err, started)
         finally:
             self.status.run_ended()
+            # a child that died between runs (the Lua worker killed, OOM) is reaped now, not left a zombie
+            # until a run needs it again
+            multiprocessing.active_children()
         if self._failures and result is None:
             # the branch had not moved: a run that finds nothing to do ends the failure streak all the same
             log = logger.bind(logger="watch")

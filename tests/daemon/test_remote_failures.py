@@ -296,3 +296,43 @@ def _cmdline(proc: Path) -> str:
         return (proc / "cmdline").read_bytes().decode(errors="replace")
     except OSError:
         return ""
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            stat = (proc / "stat").read_text() if proc.name.isdigit() else ""
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()
+        if len(fields) > 1 and int(fields[1]) == pid:
+            found.append(int(proc.name))
+    return found
+
+
+def test_a_killed_worker_process_is_replaced_and_leaves_no_zombie(tmp_path: Path) -> None:
+    """The example fleet's runs keep a forked worker process (Lua interpreters); SIGKILL it between runs: the
+    next push is reconciled all the same, the dead child is reaped, and stopping leaves no child behind."""
+    remote = Remote.create(tmp_path, example=True)
+    with Daemon.start(remote.bare, "--interval", "60", log_path=tmp_path / "daemon.log") as daemon:
+        wait_for(lambda: remote.reconciled(remote.user.head()), "the initial reconcile")
+        workers = [
+            p for p in _children(daemon.process.pid) if "gitops_karmada" in _cmdline(Path(f"/proc/{p}"))
+        ]
+        assert workers, "the example fleet's run left a worker process"
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        git(remote.user.path, "pull", "-q", "--ff-only")
+        frontend = remote.user.read("apps/shop/frontend.yaml")
+        remote.user.write("apps/shop/frontend.yaml", frontend.replace("replicas: 8", "replicas: 6"))
+        source = remote.user.commit("frontend: 6 replicas")
+        git(remote.user.path, "push", "-q", "origin", "main")
+        wait_for(lambda: remote.reconciled(source), "the reconcile after the worker was killed")
+        assert daemon.runs("committed") == 2, daemon.log()
+        wait_for(
+            lambda: not any((Path("/proc") / str(p)).exists() for p in workers), "the dead worker reaped"
+        )
+        pid = daemon.process.pid
+        assert daemon.terminate() == 0
+    assert not _children(pid)
