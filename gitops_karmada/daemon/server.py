@@ -3,6 +3,11 @@
 ``/healthz`` (the process answers), ``/readyz`` (a run has succeeded and failures, if any, are within the
 retry budget), ``/metrics`` (Prometheus), ``/`` (the status page), ``/explain?template=KIND/NS/NAME``,
 and ``POST /hooks/git`` (a GitHub or GitLab push webhook; only when a secret is configured).
+
+Hardened for an open port (docs/security.md): GET and HEAD only (POST on the webhook), 404 and 405 otherwise;
+``/explain``'s one parameter checked; security headers on every answer (a CSP without script); an optional
+bearer token for the page and ``/explain``; the webhook rate limited; the server's own bounds (backlog,
+connections, read deadline, header bytes) are in ``connections`` and ``header_budget``.
 """
 
 from __future__ import annotations
