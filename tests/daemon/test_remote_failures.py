@@ -346,3 +346,39 @@ def test_a_killed_worker_process_is_replaced_and_leaves_no_zombie(tmp_path: Path
         pid = daemon.process.pid
         assert daemon.terminate() == 0
     assert not _children(pid)
+
+
+def test_no_room_to_write_fails_the_run_cleanly_and_the_next_run_succeeds_once_there_is(
+    tmp_path: Path,
+) -> None:
+    """A full disk, as the machine allows it: the daemon's file size limit (RLIMIT_FSIZE, which its git
+    children inherit) is lowered to 1 MiB while a push needs a 2 MiB object written, then lifted."""
+    import base64
+    import resource
+
+    from tests.builders import configmap
+
+    remote = Remote.create(tmp_path)
+    with Daemon.start(remote.bare, "--interval", "60", log_path=tmp_path / "daemon.log") as daemon:
+        wait_for(lambda: daemon.runs() == 1, "the initial reconcile")
+        tip = remote.tip()
+        unlimited = resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE)
+        resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE, (1 << 20, unlimited[1]))
+        user = remote.user
+        git(user.path, "pull", "-q", "--ff-only")
+        blob = base64.b64encode(os.urandom(3 << 19)).decode()  # 2 MiB that no pack compresses
+        user.write("apps/big.yaml", configmap("big", "shop", {"blob": blob}))
+        source = user.commit("a 2 MiB ConfigMap")
+        git(user.path, "push", "-q", "origin", "main")
+        wait_for(lambda: daemon.runs("error") >= 1, "the run that has no room to write")
+        [failed, *_] = [e for e in daemon.entries() if "retryIn" in e]
+        assert "(killed by SIGXFSZ: the file size limit, no room to write)" in failed["msg"], failed
+        assert remote.tip() == source, "the branch holds the user's commit, nothing half-written on top"
+        assert git(remote.bare, "rev-parse", "HEAD~1") == tip
+        resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE, unlimited)
+        wait_for(lambda: remote.reconciled(source), "the reconcile once there is room", timeout=30)
+        checked = git(remote.bare, "fsck", "--no-progress", "--strict")
+        assert all(line.startswith("dangling ") for line in checked.splitlines()), checked
+        assert daemon.get("/readyz")[0] == 200
+        assert daemon.terminate() == 0
+    assert all(json.loads(line) for line in daemon.log().splitlines())
