@@ -135,3 +135,18 @@ def test_the_checks_see_a_stale_name() -> None:
     assert member_resolves("Ports", "fan_out") is True
     assert member_resolves("ReconcileRequest", "fan_out") is False
     assert member_resolves("NoSuchClass", "x") is None
+
+
+def test_every_test_the_security_page_names_exists() -> None:
+    """docs/security.md lists each guarantee with the test that holds it (``tests/x.py::test_y``): each named
+    test is a function of that file."""
+    text = (ROOT / "docs" / "security.md").read_text()
+    named = re.findall(r"`(tests/[\w/]+\.py)::(test_\w+)`", text)
+    assert len(named) >= 20
+    missing = []
+    for file, test in named:
+        path = ROOT / file
+        tests = {n.name for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.FunctionDef)}
+        if test not in tests:
+            missing.append(f"{file}::{test}")
+    assert not missing, missing

@@ -12,7 +12,7 @@ import re
 import tempfile
 from typing import IO, TYPE_CHECKING
 
-from gitops_karmada.adapters.git_process import GitRunner, git_error
+from gitops_karmada.adapters.git_process import GitRunner, died_of, git_error
 from gitops_karmada.adapters.git_tree import REGULAR_FILE_MODE, encode_path
 from gitops_karmada.core.file_changes import StoredBlob
 from gitops_karmada.model.errors import GitError
@@ -214,7 +214,8 @@ def import_commit(
             returncode = process.wait()
         if returncode != 0:
             stderr.seek(0)
-            raise git_error("fast-import", f"writing the commit on top of {parent}", stderr.read())
+            what = f"writing the commit on top of {parent}{died_of(returncode)}"
+            raise git_error("fast-import", what, stderr.read())
     commit = reply.decode("ascii", "replace").strip()
     if not re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit):
         raise GitError("fast-import", f"unexpected reply instead of the new commit id: {commit[:200]!r}")

@@ -12,6 +12,9 @@ from __future__ import annotations
 import os
 import secrets
 import shlex
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -19,12 +22,16 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_process import git_error
 from gitops_karmada.adapters.git_remote import is_transient_failure
+from gitops_karmada.adapters.process_tree import kill_children_running
 from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
 NETWORK_TIMEOUT_SECONDS = 600.0
+LANDING_PREFIX = "refs/gitops-karmada/tmp/fetch-"
+"""Each fetch lands in a ref of its own, ``<prefix><pid>-<token>``: its command line names this process."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,16 +101,59 @@ def _progress(what: str) -> Any:
     return Progress()
 
 
-def fetch_branch(git_dir: Path, remote: str, branch: str, access: RemoteAccess) -> str:
+@contextmanager
+def _warn_while_slow(what: str, every: float | None) -> Iterator[None]:
+    """Log a warning every ``every`` seconds for as long as the block runs (a fetch that hangs says so)."""
+    if every is None:
+        yield
+        return
+    done = threading.Event()
+    started = time.monotonic()
+
+    def warn() -> None:
+        while not done.wait(every):
+            logger.bind(logger="git", operation="fetch").warning(
+                "{}: no answer after {:.0f} s; still waiting (the fetch gives up after {:.0f} s)",
+                what,
+                time.monotonic() - started,
+                NETWORK_TIMEOUT_SECONDS,
+            )
+
+    thread = threading.Thread(target=warn, name="slow-fetch", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+def abandon_fetches() -> int:
+    """Kill this process's fetches in flight (and what they started); each ends in a ``GitError``. For a
+    daemon asked to stop, which must not wait out ``NETWORK_TIMEOUT_SECONDS``. The number killed."""
+    return kill_children_running(f"{LANDING_PREFIX}{os.getpid()}-")
+
+
+def _stderr(progress: Any, err: Any) -> str:
+    """git's stderr as it failed. GitPython keeps only the ``fatal:`` and ``error:`` lines as the error's
+    stderr; the cause is often on the lines before (ssh's ``Could not resolve hostname``, ``Permission
+    denied``), which it files as ``other_lines``."""
+    causes = [line for line in getattr(progress, "other_lines", []) if line.strip() and not line[0].isspace()]
+    return "\n".join([*causes[-5:], str(err.stderr or "").strip()])
+
+
+def fetch_branch(
+    git_dir: Path, remote: str, branch: str, access: RemoteAccess, *, warn_after: float | None = None
+) -> str:
     """Fetch ``branch`` of the configured ``remote``; return the commit its remote branch points at.
 
     Lands in a private ref (removed afterwards), so the answer does not depend on FETCH_HEAD or on the
     remote's refspecs. Network failures are ``GitError(temporary=True)``; a missing branch or remote, or
-    refused credentials, are permanent.
+    refused credentials, are permanent. ``warn_after``: a warning every so many seconds while it lasts.
     """
     import git
 
-    landing = f"refs/gitops-karmada/tmp/fetch-{os.getpid()}-{secrets.token_hex(4)}"
+    landing = f"{LANDING_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
     what = f"fetching {branch} from {remote}"
     repo = git.Repo(git_dir)
     try:
@@ -111,16 +161,17 @@ def fetch_branch(git_dir: Path, remote: str, branch: str, access: RemoteAccess) 
             handle = repo.remote(remote)
         except ValueError:
             raise GitError("fetch", f"{what}: the repository has no remote {remote!r}") from None
-        with repo.git.custom_environment(**access.environment()):
+        with repo.git.custom_environment(**access.environment()), _warn_while_slow(what, warn_after):
+            progress = _progress(what)
             try:
                 handle.fetch(
                     f"+refs/heads/{branch}:{landing}",
-                    progress=_progress(what),
+                    progress=progress,
                     no_tags=True,
                     kill_after_timeout=NETWORK_TIMEOUT_SECONDS,
                 )
             except git.GitCommandError as err:
-                stderr = str(err.stderr or "")
+                stderr = _stderr(progress, err)
                 if "couldn't find remote ref" in stderr.lower():
                     raise git_error("fetch", f"{remote} has no branch {branch}", stderr) from None
                 raise git_error("fetch", what, stderr, temporary=is_transient_failure(stderr)) from None

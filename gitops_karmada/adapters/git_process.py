@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,6 +83,19 @@ def lock_message(lock: str) -> str:
         f"{lock} exists but no process holds it, so a git command that crashed left it behind: "
         f"remove it (rm {lock}) and rerun"
     )
+
+
+def died_of(returncode: int) -> str:
+    """`` (killed by SIGNAME)`` for a git process a signal ended, which then says nothing on stderr; else
+    "". SIGXFSZ is a file size limit reached: no room to write."""
+    if returncode >= 0:
+        return ""
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    room = ": the file size limit, no room to write" if name == "SIGXFSZ" else ""
+    return f" (killed by {name}{room})"
 
 
 def git_error(operation: str, what: str, stderr: bytes | str = b"", *, temporary: bool = False) -> GitError:

@@ -57,6 +57,11 @@ def is_transient_failure(stderr: str) -> bool:
     return any(marker in text for marker in _TRANSIENT_MARKERS)
 
 
+def remote_names(runner: GitRunner) -> list[str]:
+    """The remotes the repository configures (``git remote``)."""
+    return runner.text(["remote"], operation="remote", what="listing the remotes").split()
+
+
 def upstream(runner: GitRunner, branch_ref: str) -> tuple[str, str] | None:
     """(remote, remote branch) from ``branch.<name>.remote/merge``; None without one or for a local one."""
     if not branch_ref.startswith("refs/heads/"):

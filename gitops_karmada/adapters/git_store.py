@@ -695,10 +695,15 @@ class GitStore:
         """(remote, remote branch) configured for ``branch_ref``, or None."""
         return git_remote.upstream(self._git, branch_ref)
 
-    def fetch(self, remote: str, branch: str) -> str:
-        """Fetch ``branch`` of ``remote`` and return its commit id (GitError temporary on network failure)."""
+    def remotes(self) -> list[str]:
+        """The names of the configured remotes."""
+        return git_remote.remote_names(self._git)
+
+    def fetch(self, remote: str, branch: str, *, warn_after: float | None = None) -> str:
+        """Fetch ``branch`` of ``remote`` and return its commit id (GitError temporary on network failure);
+        ``warn_after``: log a warning every so many seconds while the fetch lasts."""
         git_remote.check_branch_name(self._git, "fetch", branch)
-        return fetch_branch(self.git_dir, remote, branch, self.remote_access)
+        return fetch_branch(self.git_dir, remote, branch, self.remote_access, warn_after=warn_after)
 
     def remote_tip(self, remote: str, branch: str) -> str | None:
         """Where ``branch`` of ``remote`` is now, without fetching (None: no such branch)."""

@@ -45,6 +45,12 @@ def _json_sink(message: Message) -> None:
     sys.stderr.write(orjson.dumps(entry, default=str).decode() + "\n")
 
 
+def _one_line(record: Any) -> None:
+    """A daemon's record stays on one line (git's stderr has newlines): a log reader splits on them."""
+    _add_text_fields(record)
+    record["message"] = " | ".join(line for line in record["message"].splitlines() if line.strip())
+
+
 def _add_text_fields(record: Any) -> None:
     extra = record["extra"]
     context = {k: v for k, v in extra.items() if k not in TEXT_HIDDEN and not k.startswith("_")}
@@ -63,7 +69,7 @@ def configure_logging(level: str, fmt: str, *, timestamps: bool = False) -> None
     with the time (JSON lines always have ``ts``)."""
     logger.remove()
     _STATE["format"], _STATE["level"] = fmt, level
-    logger.configure(patcher=_add_text_fields)
+    logger.configure(patcher=_one_line if timestamps else _add_text_fields)
     if fmt == "json":
         logger.add(_json_sink, level=level.upper(), format="{message}")
     else:

@@ -20,7 +20,7 @@ from gitops_karmada.adapters.git_fetch import RemoteAccess
 from gitops_karmada.cli.logs import use_timestamps
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.daemon.main import run_daemon
-from gitops_karmada.daemon.settings import DaemonSettings
+from gitops_karmada.daemon.settings import DaemonSettings, HttpAccess, HttpLimits
 from gitops_karmada.model.base import is_dns1123_label
 from gitops_karmada.model.errors import UsageError
 from gitops_karmada.usecases.collect import Member
@@ -58,6 +58,19 @@ def _webhook_secret(path: Path | None) -> bytes | None:
     if raw and not raw.strip():
         raise UsageError(f"{SECRET_ENV} holds only whitespace: set the shared secret (or unset it)")
     return raw.strip().encode() or None
+
+
+def _token(path: Path | None) -> bytes | None:
+    """The bearer token of the page and ``/explain``; an empty file is refused (it would open them)."""
+    if path is None:
+        return None
+    try:
+        token = path.read_bytes().strip()
+    except OSError as err:
+        raise UsageError(f"--token-file {path}: cannot read it: {err.strerror}") from None
+    if not token or any(c <= 32 or c >= 127 for c in token):
+        raise UsageError(f"--token-file {path}: put one token in it (printable ASCII, no spaces)")
+    return token
 
 
 def _member(value: str) -> Member:
@@ -115,6 +128,36 @@ def _members(_ctx: click.Context, _param: click.Parameter, values: Sequence[str]
     "Without one the webhook endpoint is off.",
 )
 @click.option(
+    "--token-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A bearer token (the file's content) that the status page and /explain ask for "
+    "(Authorization: Bearer TOKEN); the probes stay open.",
+)
+@click.option("--token-for-metrics", is_flag=True, help="/metrics asks for the --token-file token too.")
+@click.option(
+    "--http-read-timeout",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds a client has to send a request's line and headers (and its body); then it is dropped.",
+)
+@click.option(
+    "--http-max-connections",
+    type=click.IntRange(min=1),
+    default=64,
+    show_default=True,
+    help="HTTP connections served at once; the next waits 2 s for a slot, then is answered 503.",
+)
+@click.option(
+    "--webhook-rate",
+    type=click.FloatRange(min=0.01),
+    default=10.0,
+    show_default=True,
+    metavar="PER_SECOND",
+    help="Webhook deliveries accepted a second (twice as many at once); beyond that: 429.",
+)
+@click.option(
     "--retry-budget",
     type=click.FloatRange(min=0),
     default=600.0,
@@ -169,6 +212,11 @@ def watch_command(
     interval: float,
     listen: str,
     webhook_secret_file: Path | None,
+    token_file: Path | None,
+    token_for_metrics: bool,
+    http_read_timeout: float,
+    http_max_connections: int,
+    webhook_rate: float,
     retry_budget: float,
     ssh_key: str | None,
     ssh_command: str | None,
@@ -189,6 +237,15 @@ def watch_command(
     secret = _webhook_secret(webhook_secret_file)
     if address is None and secret is not None:
         raise UsageError("a webhook secret is given but --listen is off: nothing would receive the webhook")
+    token = _token(token_file)
+    if token is None and token_for_metrics:
+        raise UsageError("--token-for-metrics needs --token-file")
+    limits = HttpLimits(
+        max_connections=http_max_connections,
+        read_timeout=http_read_timeout,
+        webhooks_per_second=webhook_rate,
+        webhook_burst=max(int(webhook_rate * 2), 1),
+    )
     settings = DaemonSettings(
         repo=repo,
         branch=branch,
@@ -198,6 +255,8 @@ def watch_command(
         listen=address,
         webhook_secret=secret,
         retry_budget=retry_budget,
+        http=limits,
+        http_access=HttpAccess(token=token, metrics=token_for_metrics),
         access=RemoteAccess(ssh_key=ssh_key, ssh_command=ssh_command, askpass=askpass),
         members=members,
         collect_interval=collect_interval,

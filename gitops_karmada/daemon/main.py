@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from gitops_karmada.adapters.git_fetch import abandon_fetches
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.daemon.collect_loop import CollectLoop
 from gitops_karmada.daemon.metrics import DaemonMetrics
@@ -79,6 +80,13 @@ def worker_settings(store: GitStore, settings: DaemonSettings) -> WorkerSettings
         named = "--branch" if settings.branch is not None else "the checked-out branch"
         raise SettingsError(f"{named} {branch}: {settings.repo} has no commit on it")
     remote = settings.remote
+    if remote is not None and remote not in (known := store.remotes()):
+        # the upstream hint below would name a remote that does not exist
+        listed = f"its remotes are {', '.join(known)}" if known else "it has no remote"
+        raise SettingsError(
+            f"--remote {remote}: {settings.repo} has no such remote ({listed}); "
+            f"add it with git remote add {remote} URL, or name another"
+        )
     if remote is not None and store.upstream(worker.ref) != (remote, branch):
         raise SettingsError(
             f"remote mode pushes {worker.ref} to its upstream, which must be {remote}/{branch}: "
@@ -98,7 +106,8 @@ def assemble(store: GitStore, settings: DaemonSettings, worker_settings: WorkerS
     worker = Worker(store, worker_settings, status, metrics)
     server = None
     if settings.listen is not None:
-        server = HttpServer(App(worker, status, metrics, settings.webhook_secret), *settings.listen)
+        app = App(worker, status, metrics, settings.webhook_secret, settings.http, settings.http_access)
+        server = HttpServer(app, *settings.listen)
     collect_loop = None
     if settings.members:
         loop_settings = CollectLoopSettings(
@@ -124,6 +133,9 @@ def handle_signals(daemon: Daemon) -> None:
         daemon.worker.stop()
         if daemon.collect_loop is not None:
             daemon.collect_loop.stop()
+        # a fetch can hang for its whole bound (10 minutes): stopping does not wait for it
+        if abandon_fetches():
+            logger.bind(logger="watch").info("abandoned the fetch in flight")
 
     def run_now(_signum: int, _frame: FrameType | None) -> None:
         # the configuration lives in the repository and is read afresh by every run: run now

@@ -32,6 +32,15 @@ SYNC_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 EVICTION_BUCKETS = tuple(0.001 * 2**k for k in range(15))
 """Karmada's: 1 ms doubling, 15 buckets."""
 COLLECT_ROUND_RESULTS = ("recorded", "unchanged", "error")
+HTTP_REFUSALS = (
+    "busy",
+    "read_timeout",
+    "headers_too_large",
+    "body_too_large",
+    "rate_limited",
+    "unauthorized",
+)
+"""Why the HTTP server turned a request away (503, a dropped connection, 431, 413, 429, 401)."""
 GIT_OPERATIONS = ("fetch", "push")
 
 
@@ -101,6 +110,7 @@ class FailureMetrics:
 
     refusals: Counter
     git_errors: Counter
+    rewrites: Counter
 
     @classmethod
     def register(cls, registry: CollectorRegistry) -> FailureMetrics:
@@ -115,7 +125,15 @@ class FailureMetrics:
         )
         for operation in GIT_OPERATIONS:
             git_errors.labels(operation=operation)
-        return cls(refusals, git_errors)
+        rewrites = Counter(
+            "gitops_karmada_remote_rewrites_total",
+            "Fetches that found a branch rewritten (its previous commit no longer in its history).",
+            ["branch"],
+            registry=registry,
+        )
+        for branch in ("fleet", "status"):
+            rewrites.labels(branch=branch)
+        return cls(refusals, git_errors, rewrites)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +228,28 @@ class EvictionQueueMetrics:
             self.kinds.labels(member_cluster=cluster, resource_kind=kind).inc(count)
 
 
+@dataclass(frozen=True, slots=True)
+class HttpMetrics:
+    """What the HTTP server turned away, by reason (``HTTP_REFUSALS``): a flood or a probe shows here."""
+
+    refusals: Counter
+
+    @classmethod
+    def register(cls, registry: CollectorRegistry) -> HttpMetrics:
+        refusals = Counter(
+            "gitops_karmada_http_refusals_total",
+            "Requests or connections the HTTP server turned away, by reason.",
+            ["reason"],
+            registry=registry,
+        )
+        for reason in HTTP_REFUSALS:
+            refusals.labels(reason=reason)
+        return cls(refusals)
+
+    def refused(self, reason: str) -> None:
+        self.refusals.labels(reason=reason).inc()
+
+
 class DaemonMetrics:
     """Every family, on one registry."""
 
@@ -220,6 +260,7 @@ class DaemonMetrics:
         self.failures = FailureMetrics.register(self.registry)
         self.collect = CollectMetrics.register(self.registry)
         self.eviction = EvictionQueueMetrics.register(self.registry)
+        self.http = HttpMetrics.register(self.registry)
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)

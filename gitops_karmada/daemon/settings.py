@@ -25,6 +25,39 @@ class SettingsError(UsageError):
 
 
 @dataclass(frozen=True, slots=True)
+class HttpLimits:
+    """What one client can make the HTTP server hold (see docs/security.md)."""
+
+    max_connections: int = 64
+    """Connections served at once; the next waits for a slot (2 s), then is answered 503."""
+    read_timeout: float = 10.0
+    """Seconds a client has to send a request's line and headers (and, separately, its body)."""
+    header_bytes: int = 64 * 1024
+    """The request line and headers together; beyond: 431."""
+    webhooks_per_second: float = 10.0
+    """Webhook deliveries accepted a second (``webhook_burst`` at once); beyond: 429."""
+    webhook_burst: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class HttpAccess:
+    """Who may read what: a bearer token for the status page and ``/explain`` (and optionally ``/metrics``);
+    the probes always answer (the kubelet sends no token)."""
+
+    token: bytes | None = None
+    """None: everything is open (the default, on loopback)."""
+    metrics: bool = False
+    """``/metrics`` needs the token too."""
+
+    @property
+    def protected(self) -> frozenset[str]:
+        """The paths that need the token."""
+        if self.token is None:
+            return frozenset()
+        return frozenset({"/", "/explain", "/metrics"} if self.metrics else {"/", "/explain"})
+
+
+@dataclass(frozen=True, slots=True)
 class DaemonSettings:
     repo: Path
     """The fleet repository, as given (logged so)."""
@@ -40,6 +73,10 @@ class DaemonSettings:
     webhook_secret: bytes | None = None
     """The shared secret of ``POST /hooks/git``; None: the webhook endpoint is off."""
     retry_budget: float = 600.0
+    http: HttpLimits = field(default_factory=HttpLimits)
+    """What one client can make the HTTP server hold."""
+    http_access: HttpAccess = field(default_factory=HttpAccess)
+    """The bearer token of the page and ``/explain``, if any."""
     access: RemoteAccess = field(default_factory=RemoteAccess)
     """How git authenticates to the remote (fetch and push)."""
     members: tuple[Member, ...] = ()

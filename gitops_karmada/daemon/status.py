@@ -33,6 +33,9 @@ class RunResult(enum.StrEnum):
     """A temporary failure (network, lock, push race beyond retries): retried with backoff."""
     PREEMPTED = "preempted"
     """A run for a status report only, stopped because a user commit arrived: that commit runs next."""
+    SUPERSEDED = "superseded"
+    """Local mode: a push landed on the branch during the run, so its commit lost the compare-and-swap;
+    nothing was written, and the new tip runs next (not a failure, no backoff)."""
 
 
 WAITING = " (waiting)"
@@ -105,6 +108,8 @@ class Snapshot:
     failing_since: float | None = None
     """Unix time of the first failure of the current streak of temporary errors (None when healthy)."""
     ready: bool = False
+    busy_since: float | None = None
+    """Unix time the run in progress started (None between runs): a run that hangs ends readiness too."""
     failover: Failover = Failover()
     """As the last run that got that far left it."""
 
@@ -144,9 +149,26 @@ class DaemonStatus:
                 failover=run.failover if run.failover is not None else current.failover,
             )
 
+    def run_started(self, when: float) -> None:
+        with self._lock:
+            self.snapshot = replace(self.snapshot, busy_since=when)
+
+    def run_ended(self) -> None:
+        with self._lock:
+            self.snapshot = replace(self.snapshot, busy_since=None)
+
+    def recovered(self) -> None:
+        """A run found nothing to do after failures (the remote is back, the branch had not moved): the
+        failure streak ends as it would with a commit."""
+        with self._lock:
+            self.snapshot = replace(self.snapshot, failing_since=None)
+
     def is_ready(self, now: float, retry_budget: float) -> bool:
-        """Ready once a run has succeeded, and while failures have lasted less than ``retry_budget``."""
+        """Ready once a run has succeeded, while failures have lasted less than ``retry_budget``, and while
+        the run in progress (a fetch that hangs) has lasted less than that too."""
         snapshot = self.read()
         if not snapshot.ready:
+            return False
+        if snapshot.busy_since is not None and now - snapshot.busy_since >= retry_budget:
             return False
         return snapshot.failing_since is None or now - snapshot.failing_since < retry_budget

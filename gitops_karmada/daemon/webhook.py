@@ -57,6 +57,8 @@ def decide(headers: Mapping[str, str], body: bytes, secret: bytes, branch_ref: s
         payload = json.loads(body)
     except ValueError:
         return Decision(Verdict.BAD_REQUEST, "the body is not JSON")
+    except RecursionError:  # the C decoder's own depth bound: an answer, not a crash
+        return Decision(Verdict.BAD_REQUEST, "the body is JSON nested too deeply")
     ref = payload.get("ref") if isinstance(payload, dict) else None
     if ref != branch_ref:
         return Decision(Verdict.IGNORED, f"push to {ref!r}, not {branch_ref!r}")

@@ -16,6 +16,7 @@ of a race fetches, finds the winner's reconcile commit on top of the same source
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 import time
 from contextlib import nullcontext
@@ -66,6 +67,8 @@ class Worker:
         self._handled_due: str | None = None
         """The ``Failover-Due`` a run was already made for (a run that commits nothing leaves it in place)."""
         self._failures = 0
+        self._remote_seen: str | None = None
+        """Remote mode: the remote branch's commit at the last fetch (a rewrite of it is logged)."""
         self.warm = WarmState()
         """Decoded inputs and parsed index entries kept between runs (content-addressed: never stale)."""
         self._probe: UserCommitProbe | None = None
@@ -105,22 +108,41 @@ class Worker:
         """One run; the delay before the next (the poll interval, the backoff after a failure, or none after
         a run that gave way to a user commit)."""
         started = time.time()
+        self.status.run_started(started)
         try:
             with self.lock:
                 result = self.run_once()
         except Exception as err:  # the daemon must outlive any one run; the error is logged and retried
-            self._failures += 1
-            delay = min(self.settings.backoff * 2.0 ** (self._failures - 1), self.settings.max_backoff)
-            if isinstance(err, GitError) and err.operation in ("fetch", "push"):
-                self.metrics.failures.git_errors.labels(operation=err.operation).inc()
-            logger.bind(logger="watch", attempt=self._failures, retryIn=round(delay, 1)).opt(
-                exception=not isinstance(err, GitError)
-            ).error("reconcile failed, retrying in {:.1f} s: {}", delay, err)
-            self._finish(RunRecord(started, time.time() - started, self._handled or "", RunResult.ERROR,
-                                   errors=(str(err),)))  # fmt: skip
-            return delay
+            return self._failed(err, started)
+        finally:
+            self.status.run_ended()
+            # a child that died between runs (the Lua worker killed, OOM) is reaped now, not left a zombie
+            # until a run needs it again
+            multiprocessing.active_children()
+        if self._failures and result is None:
+            # the branch had not moved: a run that finds nothing to do ends the failure streak all the same
+            log = logger.bind(logger="watch")
+            log.info("recovered after {} failed run(s); nothing changed since", self._failures)
+            self.status.recovered()
         self._failures = 0
-        return 0.0 if result is RunResult.PREEMPTED else self.settings.interval
+        return 0.0 if result in (RunResult.PREEMPTED, RunResult.SUPERSEDED) else self.settings.interval
+
+    def _failed(self, err: Exception, started: float) -> float:
+        """Log and record a failed run; the delay before the next (backoff)."""
+        if self.stopping and isinstance(err, GitError):
+            # SIGTERM abandoned the fetch in flight: not a failure of the remote
+            logger.bind(logger="watch").info("stopping: the run in progress was abandoned ({})", err)
+            return 0.0
+        self._failures += 1
+        delay = min(self.settings.backoff * 2.0 ** (self._failures - 1), self.settings.max_backoff)
+        if isinstance(err, GitError) and err.operation in ("fetch", "push"):
+            self.metrics.failures.git_errors.labels(operation=err.operation).inc()
+        logger.bind(logger="watch", attempt=self._failures, retryIn=round(delay, 1)).opt(
+            exception=not isinstance(err, GitError)
+        ).error("reconcile failed, retrying in {:.1f} s: {}", delay, err)
+        self._finish(RunRecord(started, time.time() - started, self._handled or "", RunResult.ERROR,
+                               errors=(str(err),)))  # fmt: skip
+        return delay
 
     def _until_due(self, wait: float) -> float:
         """``wait``, or less when failover or rollout work the last reconcile left falls due sooner."""
@@ -173,6 +195,11 @@ class Worker:
                 )
                 self._finish(RunRecord(started, time.monotonic() - clock, tip, RunResult.PREEMPTED))
                 return RunResult.PREEMPTED
+            except GitError as err:
+                if not self._superseded(err, tip):
+                    raise
+                self._finish(RunRecord(started, time.monotonic() - clock, tip, RunResult.SUPERSEDED))
+                return RunResult.SUPERSEDED
             finally:
                 self._probe = None
         now = self.store.resolve(self.settings.ref)
@@ -186,17 +213,53 @@ class Worker:
         self._finish(record, reconciled=None if wrote_nothing else now)
         return record.result
 
+    def _superseded(self, err: GitError, tip: str) -> bool:
+        """Whether ``err`` is the commit's compare-and-swap losing to a push that landed on the local branch
+        during the run: not a failure, the new tip is reconciled next (remote mode re-renders in the push
+        loop instead)."""
+        if self.settings.remote is not None or not err.temporary or err.operation != "update-ref":
+            return False
+        now = self.store.try_resolve(self.settings.ref)
+        if now is None or now == tip:
+            return False
+        logger.bind(logger="watch", source=tip, tip=now).info(
+            "{} moved to {} during the run (a push landed): reconciling the new tip",
+            self.settings.branch,
+            now[:12],
+        )
+        return True
+
     def _tip(self) -> str:
         """The commit to reconcile: the local branch, or in remote mode the fetched remote branch (the local
         branch is moved there first; the daemon's clone holds no work of its own)."""
         ref = self.settings.ref
         if self.settings.remote is None:
             return self.store.resolve(ref)
-        remote_tip = self.store.fetch(self.settings.remote, self.settings.branch)
+        # a fetch that takes longer than a poll interval (at least 5 s) says so, every so often
+        slow = max(self.settings.interval, 5.0)
+        remote_tip = self.store.fetch(self.settings.remote, self.settings.branch, warn_after=slow)
+        self._check_history("fleet", self._remote_seen, remote_tip)
+        self._remote_seen = remote_tip
         local = self.store.resolve(ref)
         if local != remote_tip:
             self.store.move_ref(ref=ref, old=local, new=remote_tip)
         return remote_tip
+
+    def _check_history(self, branch: str, before: str | None, after: str | None) -> None:
+        """Log (and count) a branch that moved to a commit whose history lacks the one it was at: the remote
+        was force-pushed, or a local status commit is dropped for the remote's. The daemon follows."""
+        if before is None or after is None or before == after or self.store.is_ancestor(before, after):
+            return
+        self.metrics.failures.rewrites.labels(branch=branch).inc()
+        what = self.settings.branch if branch == "fleet" else "the status branch"
+        logger.bind(logger="watch", branch=branch, before=before, after=after).warning(
+            "{} of {} was rewritten: {} is not in the history of {} (a force push, or a local commit that "
+            "never reached the remote); following the remote",
+            what,
+            self.settings.remote,
+            before[:12],
+            after[:12],
+        )
 
     def _user_commit_probe(self, tip: str) -> UserCommitProbe:
         remote = self.settings.remote
@@ -218,7 +281,10 @@ class Worker:
         reason enough for a run, and the only clock failover knows."""
         branch = self.status_branch(tip)
         if self.settings.remote is not None:
-            return fetch_status_branch(self.store, self.settings.remote, branch)
+            before = self.store.try_resolve(branch_ref(branch))
+            fetched = fetch_status_branch(self.store, self.settings.remote, branch)
+            self._check_history("status", before, fetched)
+            return fetched
         return self.store.try_resolve(branch_ref(branch))
 
     # -- bookkeeping -------------------------------------------------------------------------------------

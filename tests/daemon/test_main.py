@@ -46,8 +46,14 @@ def test_a_detached_head_a_missing_branch_and_a_foreign_upstream_are_refused(tmp
     assert isinstance(raised.value, UsageError)
     with pytest.raises(SettingsError, match=r"--branch nowhere: .* has no commit on it"):
         worker_settings(store, DaemonSettings(repo.path, branch="nowhere"))
-    with pytest.raises(SettingsError, match="git branch --set-upstream-to=origin/main main"):
+    # a remote that does not exist is named as such, not with an upstream hint that cannot work
+    with pytest.raises(SettingsError, match=r"--remote origin: .* has no such remote \(it has no remote\)"):
         worker_settings(store, DaemonSettings(repo.path, branch="main", remote="origin"))
+    git(repo.path, "remote", "add", "mirror", str(tmp_path / "elsewhere.git"))
+    with pytest.raises(SettingsError, match=r"no such remote \(its remotes are mirror\); add it with"):
+        worker_settings(store, DaemonSettings(repo.path, branch="main", remote="no-such-remote"))
+    with pytest.raises(SettingsError, match="git branch --set-upstream-to=mirror/main main"):
+        worker_settings(store, DaemonSettings(repo.path, branch="main", remote="mirror"))
 
 
 def test_each_mode_gets_its_threads(tmp_path: Path) -> None:
@@ -68,3 +74,14 @@ def test_each_mode_gets_its_threads(tmp_path: Path) -> None:
         "local",
         str(repo.path.resolve()),
     )
+
+
+def test_it_listens_on_loopback_unless_told_otherwise() -> None:
+    from pathlib import Path
+
+    from gitops_karmada.cli.watch import _listen_address, watch_command
+
+    [listen] = [p for p in watch_command.params if p.name == "listen"]
+    assert listen.default == "127.0.0.1:8080"
+    assert DaemonSettings(Path("fleet")).listen == ("127.0.0.1", 8080)
+    assert _listen_address(":9000") == ("127.0.0.1", 9000), "a port alone is a loopback port"

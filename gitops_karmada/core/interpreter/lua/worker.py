@@ -136,6 +136,8 @@ def _ask(request: _Request, seconds: float) -> tuple[Any, ...] | None:
     global _worker  # one worker per process, shared by every sandbox
     with _lock:
         if _worker is None or not _worker.usable():
+            if _worker is not None:
+                _worker.stop()  # a worker that died (killed, OOM): reaped, and its pipe closed
             _worker = _Worker()
         worker = _worker
         try:
