@@ -7,6 +7,7 @@ rest of the suite, instead of one of them starting last and running alone at the
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,17 @@ def _isolated_git(
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.test")
     yield
+
+
+@pytest.fixture(autouse=True)
+def _collector_unfrozen() -> Iterator[None]:
+    """A test that imports every verb in this process (``cli.all_commands``) makes the CLI freeze what is
+    imported (``adapters.gc_tuning``): undone after it, so that the next test of the worker starts as a fresh
+    process would (``tests/test_clirun.py`` checks that a CLI call leaves the process as it found it)."""
+    frozen = gc.get_freeze_count()
+    yield
+    if not frozen and gc.get_freeze_count():
+        gc.unfreeze()
 
 
 def pytest_configure(config: pytest.Config) -> None:
