@@ -339,7 +339,8 @@ def test_a_killed_worker_process_is_replaced_and_leaves_no_zombie(tmp_path: Path
         source = remote.user.commit("frontend: 6 replicas")
         git(remote.user.path, "push", "-q", "origin", "main")
         wait_for(lambda: remote.reconciled(source), "the reconcile after the worker was killed")
-        assert daemon.runs("committed") == 2, daemon.log()
+        # the run's log line follows its commit: wait for it rather than race it
+        wait_for(lambda: daemon.runs("committed") == 2, "the second run's log line")
         wait_for(
             lambda: not any((Path("/proc") / str(p)).exists() for p in workers), "the dead worker reaped"
         )
