@@ -143,7 +143,8 @@ def report(repo: FleetRepo, at: datetime, *, unhealthy: tuple[str, ...] = ()) ->
 
 
 def verify(repo: FleetRepo) -> None:
-    repo.cli("verify")
+    """Every template re-rendered from the commit's inputs gives the commit's files and records."""
+    repo.cli("verify", "--full")
 
 
 def trailers(repo: FleetRepo) -> dict[str, str]:
