@@ -56,18 +56,16 @@ def rollout_signals(
     previous = latest_tool_commit(store, sha)
     if previous is None:
         return Signals(approvals, {})
-    return Signals(approvals, _posted_statuses(previous.commit), format_time(previous.committed_at))
+    statuses = _posted_statuses(previous.commit)
+    return Signals(approvals, statuses, format_time(previous.committed_at), previous.commit)
 
 
-def statuses_trailer(signals: Signals | None, store: GitStore, sha: str) -> str | None:
-    """The ``Rollout-Statuses`` trailer's value for a reconcile of ``sha`` that used ``signals``."""
-    if signals is None or not signals.statuses_at:
-        return None
-    previous = latest_tool_commit(store, sha)
-    if previous is None:
+def statuses_trailer(signals: Signals | None) -> str | None:
+    """The ``Rollout-Statuses`` trailer's value for a reconcile that used ``signals``."""
+    if signals is None or not signals.statuses_on:
         return None
     shown = " ".join(f"{context}={state}" for context, state in sorted(signals.statuses.items()))
-    return f"{previous.commit} {shown}".rstrip()
+    return f"{signals.statuses_on} {shown}".rstrip()
 
 
 def _bodies(documents: Decoded) -> list[dict[str, object]]:
@@ -95,7 +93,7 @@ def _recorded_statuses(
     if not commit or store.try_resolve(commit) is None:
         return Signals(approvals, {})
     statuses = dict(pair.partition("=")[::2] for pair in pairs)
-    return Signals(approvals, statuses, format_time(store.commit_time(commit)))
+    return Signals(approvals, statuses, format_time(store.commit_time(commit)), commit)
 
 
 def _posted_statuses(commit: str) -> dict[str, str]:

@@ -347,7 +347,7 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
                 rollout_due(result),
                 rollout_waiting(result),
                 rollout_events(result),
-                statuses_trailer(state.request.snapshot.rollout_signals, store, state.source),
+                statuses_trailer(state.request.snapshot.rollout_signals),
             ),
         ),
         written=write.writer.written() if write.writer is not None else None,

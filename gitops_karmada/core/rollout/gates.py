@@ -51,6 +51,8 @@ class Signals:
     reconcile commit before the one being made: the commit the clusters apply."""
     statuses_at: str = ""
     """When that reconcile commit was made: statuses older than a wave's promotion do not count for it."""
+    statuses_on: str = ""
+    """That reconcile commit (what the reconcile commit that used them records)."""
 
 
 NO_SIGNALS = Signals({}, {})
