@@ -95,7 +95,7 @@ def push(
     """Push ``local_ref`` to ``remote_branch`` of ``remote`` without forcing (``env``: credentials)."""
     check_branch_name(runner, "push", remote_branch)
     what = f"pushing {local_ref} to {remote_branch} on {remote}"
-    _push(runner, (), remote, f"{local_ref}:refs/heads/{remote_branch}", what, env)
+    _push(runner, (), remote, (f"{local_ref}:refs/heads/{remote_branch}",), what, env)
 
 
 def push_with_lease(
@@ -112,21 +112,33 @@ def push_with_lease(
     ref = f"refs/heads/{remote_branch}"
     what = f"pushing {commit[:12]} to {remote_branch} on {remote}"
     lease = f"--force-with-lease={ref}:{expected or ''}"  # empty: the ref must not exist yet
-    _push(runner, (lease,), remote, f"{commit}:{ref}", what, env)
+    _push(runner, (lease,), remote, (f"{commit}:{ref}",), what, env)
+
+
+def push_refs(
+    runner: GitRunner, remote: str, refs: Mapping[str, str], env: Mapping[str, str] | None = None
+) -> None:
+    """Push to each branch of ``refs`` its local ref or commit (remote branch → local) in one ``git push``,
+    without forcing (``--atomic``: all or none, where the remote supports it)."""
+    for branch in refs:
+        check_branch_name(runner, "push", branch)
+    what = f"pushing {len(refs)} output shard(s) to {remote}"
+    specs = tuple(f"{local}:refs/heads/{branch}" for branch, local in sorted(refs.items()))
+    _push(runner, ("--atomic",), remote, specs, what, env)
 
 
 def _push(
     runner: GitRunner,
     options: tuple[str, ...],
     remote: str,
-    refspec: str,
+    refspecs: tuple[str, ...],
     what: str,
     env: Mapping[str, str] | None,
 ) -> None:
     """``git push --porcelain``; a rejection because the remote branch moved, or a network failure, is
     GitError(temporary=True)."""
     done = runner.run(
-        ["push", "--porcelain", *options, "--end-of-options", remote, refspec],
+        ["push", "--porcelain", *options, "--end-of-options", remote, *refspecs],
         operation="push",
         what=what,
         env={**_UNATTENDED, **(env or {})},

@@ -516,29 +516,48 @@ class GitStore:
         self._expect_ref(target, parent_commit)
         if not changes and not empty:
             return None
-        temporary_ref = f"{_COMMIT_REF_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         text = message if message.endswith("\n") else message + "\n"
+        new_commit = self.stage(parent=parent_commit, changes=changes, message=text, written=written)
+        self._notify(CommitStage.OBJECTS_WRITTEN)
+        if not empty and self._tree_of(new_commit) == self._tree_of(parent_commit):
+            return None
+        subject = text.partition("\n")[0]
+        self._move(target, parent_commit, new_commit, work_trees, reflog=f"gitops-karmada commit: {subject}")
+        return new_commit
+
+    def stage(
+        self,
+        *,
+        parent: str,
+        changes: Mapping[str, FileChange],
+        message: str,
+        written: Mapping[str, tuple[bytes, str]] | None = None,
+    ) -> str:
+        """A commit on top of ``parent`` applying ``changes``, on no branch (``commit`` moves one to it;
+        sharded output takes its trees apart)."""
+        temporary_ref = f"{_COMMIT_REF_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            new_commit = import_commit(
+            return import_commit(
                 self._git,
                 temp_ref=temporary_ref,
-                parent=parent_commit,
+                parent=self.resolve(parent),
                 author=self._identity("AUTHOR"),
                 committer=self._identity("COMMITTER"),
-                message=text,
+                message=message if message.endswith("\n") else message + "\n",
                 changes=changes,
                 written=written,
             )
-            self._notify(CommitStage.OBJECTS_WRITTEN)
-            if not empty and self._tree_of(new_commit) == self._tree_of(parent_commit):
-                return None
-            subject = text.partition("\n")[0]
-            self._move(
-                target, parent_commit, new_commit, work_trees, reflog=f"gitops-karmada commit: {subject}"
-            )
-            return new_commit
         finally:
             self._delete_temporary_refs(_COMMIT_REF_PREFIX)
+
+    def identity(self, role: str) -> str:
+        """``Name <email> <epoch> <tz>`` a commit made now carries as its ``AUTHOR`` or ``COMMITTER``."""
+        return self._identity(role)
+
+    def update_ref(self, ref: str, old: str | None, new: str, *, reflog: str) -> None:
+        """Compare-and-swap ``ref`` (no work tree follows: a ref no one checks out, such as an output shard's
+        branch) from ``old`` (None: absent) to ``new``; temporary GitError when it moved."""
+        self._compare_and_swap(ref, old or "0" * len(new), new, reflog=reflog)
 
     def recover(self, ref: str) -> None:
         """Finish a work-tree update that a killed run left unfinished for ``ref``'s checkouts (no-op when
@@ -712,6 +731,30 @@ class GitStore:
     def push(self, remote: str, local_ref: str, remote_branch: str) -> None:
         """Push without forcing; a non-fast-forward rejection is GitError(temporary=True)."""
         git_remote.push(self._git, remote, local_ref, remote_branch, self.remote_access.environment())
+
+    def push_refs(self, remote: str, refs: Mapping[str, str]) -> None:
+        """Push to branches of ``remote`` (a remote's name or URL; branch → local ref or commit) in one push,
+        without forcing."""
+        git_remote.push_refs(self._git, remote, refs, self.remote_access.environment())
+
+    def fetch_ref(self, remote: str, branch: str, ref: str) -> str | None:
+        """Fetch ``branch`` of ``remote`` (a name or URL) into the local ``ref`` (forced: the remote is the
+        truth); its commit, or None when the remote has no such branch."""
+        git_remote.check_branch_name(self._git, "fetch", branch)
+        done = self._git.run(
+            ["fetch", "--no-tags", "--end-of-options", remote, f"+refs/heads/{branch}:{ref}"],
+            operation="fetch",
+            what=f"fetching {branch} from {remote}",
+            env={**self.remote_access.environment(), "GIT_TERMINAL_PROMPT": "0"},
+            ok_codes=range(256),
+            timeout=git_remote.NETWORK_TIMEOUT_SECONDS,
+        )
+        if done.returncode != 0:
+            stderr = done.stderr.decode("utf-8", "replace")
+            if "couldn't find remote ref" in stderr.lower():
+                return None
+            raise git_error("fetch", f"fetching {branch} from {remote}", done.stderr, temporary=True)
+        return self.try_resolve(ref)
 
     def push_with_lease(self, remote: str, commit: str, remote_branch: str, expected: str | None) -> None:
         """Push ``commit`` only if ``remote_branch`` is still at ``expected`` (None: absent); a moved branch

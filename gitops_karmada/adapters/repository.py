@@ -24,6 +24,7 @@ from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_pre
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.rollout_signals import rollout_signals
+from gitops_karmada.adapters.shard_store import OutputView, output_view, shards_path
 from gitops_karmada.adapters.status_store import StatusView, read_status
 from gitops_karmada.adapters.subtree_memo import SubtreeMemo, entries_below
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
@@ -79,6 +80,8 @@ class RepositoryState:
     """Files now under the managed folders (clusters + state): path → blob sha."""
     status_commit: str | None = None
     """The status-branch commit whose snapshots the request carries (None: none used)."""
+    view: OutputView | None = None
+    """Where the commit's cluster folders were read (the shards, in a sharded output mode)."""
 
 
 def rfc3339(moment: datetime) -> str:
@@ -114,6 +117,7 @@ def read_commit(
     status: StatusChoice = StatusChoice.RECORDED,
     clock: datetime | None = None,
     signals: bool = True,
+    shard_tips: bool = False,
 ) -> RepositoryState:
     """The repository as committed at ``rev``: one listing of everything but the cluster folders, whose
     files are looked up as the run asks (``CommittedOutputs``); the inputs, snapshots and the state files
@@ -122,14 +126,18 @@ def read_commit(
     The run's clock is the commit's time (or the status commit's, when later); ``clock`` moves it later (a
     run made because failover work fell due); re-rendering a tool commit takes the clock it recorded.
     ``signals``: read what the rollouts learn from outside the files (approvals, commit statuses); False
-    for callers that read the inputs and records only (``get``, ``describe``, ``collect``)."""
+    for callers that read the inputs and records only (``get``, ``describe``, ``collect``). ``shard_tips``:
+    read sharded output as the shard branches hold it now (the write path), not as ``rev`` recorded it."""
     sha = store.resolve(rev)
     config, config_diagnostics = read_config(store, sha)
     clusters_prefix, state_prefix = _managed_prefixes(config)
     layout = RepoLayout.of(config)
     listed = _list_commit(store, sha, config, warm)
     snapshots, eager_state, state_blobs = listed.snapshots, listed.eager_state, listed.state_blobs
-    output_blobs = CommittedOutputs(store, sha, config.output.clusters_dir, warm.counted if warm else None)
+    view = output_view(store, sha, layout, tips=shard_tips)
+    output_blobs = CommittedOutputs(
+        store, view.rev, config.output.clusters_dir, warm.counted if warm else None
+    )
     blobs = store.read_blobs(sorted({*snapshots.values(), *eager_state.values()}))
     decoded = decode_inputs(store.git_dir, listed.inputs, store.read_blobs, warm.decoded if warm else None)
     plan = source_plan(decoded)
@@ -145,9 +153,11 @@ def read_commit(
         return {path: found[oid] for path, oid in wanted.items()}
 
     anchor = latest_tool_commit(store, sha) if status is StatusChoice.RECORDED else None
-    view = _status_view(store, config, status, anchor)
-    observed = ObservedStatus(view.snapshots, view.commit) if view.commit is not None else None
-    moment = _run_clock(store, sha, anchor, view.committed_at, clock)
+    status_view = _status_view(store, config, status, anchor)
+    observed = (
+        ObservedStatus(status_view.snapshots, status_view.commit) if status_view.commit is not None else None
+    )
+    moment = _run_clock(store, sha, anchor, status_view.committed_at, clock)
     recorded = anchor if anchor is not None and anchor.commit == sha else None
     found = rollout_signals(store, sha, decoded, recorded=recorded) if signals else None
     request = ReconcileRequest(
@@ -162,7 +172,7 @@ def read_commit(
             output_edits=None
             if full
             else output_edits(
-                store, sha, layout, {p: o for p, o in state_blobs.items() if layout.is_index_file(p)}
+                store, sha, layout, {p: o for p, o in state_blobs.items() if layout.is_index_file(p)}, view
             ),
             shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
             now=rfc3339(moment),
@@ -175,7 +185,7 @@ def read_commit(
         mode=RunMode(reschedule=reschedule, full=full, materialize=materialize),
         ports=Ports(
             read_state=read_state,
-            read_output=lambda path: store.read_file(sha, path),
+            read_output=lambda path: store.read_file(view.rev, path),
             read_output_at=store.read_file,
             count_outputs=output_blobs.counts,
             hash_blob=store.blob_id,
@@ -187,7 +197,7 @@ def read_commit(
             memo=warm.memo if warm else None,
         ),
     )
-    return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs), view.commit)
+    return RepositoryState(request, sha, ManagedBlobs(state_blobs, output_blobs), status_view.commit, view)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,8 +220,11 @@ def _list_commit(store: GitStore, sha: str, config: ToolConfig, warm: WarmState 
     is_input = input_path_filter(config)
     listing = _Listing({}, {}, {}, {}, ())
     skipped: list[Diagnostic] = []
+    shard_record = shards_path(layout)  # the adapters' own record (``shard_store``): not the run's to judge
     for entry in _entries_outside(store, sha, config.output.clusters_dir, warm.listed if warm else None):
         path = entry.path
+        if path == shard_record:
+            continue
         if path.startswith(state_prefix):
             if entry.kind is not EntryKind.SUBMODULE:
                 listing.state_blobs[path] = entry.oid
@@ -291,14 +304,21 @@ def _entries_outside(
 
 
 def output_edits(
-    store: GitStore, sha: str, layout: RepoLayout, index_blobs: Mapping[str, str]
+    store: GitStore,
+    sha: str,
+    layout: RepoLayout,
+    index_blobs: Mapping[str, str],
+    view: OutputView | None = None,
 ) -> frozenset[str] | None:
     """The cluster-folder paths changed since the tool's last commit on ``sha``'s history, when that commit
     wrote the state index ``sha`` has (``index_blobs``: its files' ids; so the index's file digests
     describe that commit's files); ``None`` when no such commit is known, and a run must compare every
-    reused template's files itself."""
+    reused template's files itself. Sharded output (``view``): none when every shard branch is where that
+    commit recorded it, else None."""
     if not index_blobs:
         return None
+    if view is not None and view.sharded:
+        return _shard_edits(store, sha, layout, view)
     anchor = latest_tool_commit(store, sha)
     if anchor is None:
         return None
@@ -307,6 +327,17 @@ def output_edits(
         if {e.path: e.oid for e in entries if layout.is_index_file(e.path)} != index_blobs:
             return None
     return frozenset(c.path for c in store.diff(anchor.commit, sha, [layout.clusters_dir]))
+
+
+def _shard_edits(store: GitStore, sha: str, layout: RepoLayout, view: OutputView) -> frozenset[str] | None:
+    anchor = latest_tool_commit(store, sha)
+    if anchor is None or view.behind:
+        return None
+    if anchor.commit != sha:
+        record = shards_path(layout)
+        if store.list_blobs(anchor.commit, [record]) != store.list_blobs(sha, [record]):
+            return None
+    return frozenset()
 
 
 def fleet_on_disk(path: Path) -> tuple[Path, str]:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, PrivateAttr, field_validator, model_validator
 
-from gitops_karmada.model.base import ApiModel
+from gitops_karmada.model.base import ApiModel, LabelSelector
 from gitops_karmada.model.guardrails import RemovalCause
 from gitops_karmada.model.versions import NEWEST_VERSION, KarmadaVersion
 from gitops_karmada.model.wellknown import DEFAULT_CLUSTERS_DIR, DEFAULT_SNAPSHOTS_DIR, DEFAULT_STATE_DIR
@@ -79,11 +79,60 @@ class RemovalRules(ApiModel):
     pass, named."""
 
 
+class OutputMode(enum.StrEnum):
+    """Where the rendered manifests are committed (docs/scaling.md)."""
+
+    TREE = "tree"
+    """Every cluster's folder on the source branch (``clustersDir/<cluster>/``)."""
+    BRANCH_PER_CLUSTER = "branch-per-cluster"
+    """Each cluster's files alone on a branch of their own; records and state stay on the source branch."""
+    REPO_PER_GROUP = "repo-per-group"
+    """Each group of clusters on a branch of its own repository (a remote); the records and state stay."""
+
+
+_BRANCH_NAME = r"^[A-Za-z0-9][A-Za-z0-9._/-]*$"
+_FOLDER = r"^([A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*)?$"
+
+
+class OutputGroup(ApiModel):
+    """One group of clusters in ``repo-per-group`` mode: its clusters, named or selected by their labels,
+    go to ``branch`` of ``remote``, each in ``<folder>/<cluster>/``."""
+
+    name: str = Field(pattern=r"^[a-z0-9]([a-z0-9-]*[a-z0-9])?$", max_length=63)
+    remote: str = Field(min_length=1)
+    """A remote of the source repository (``git remote``) or a URL (a path to a bare repository too)."""
+    branch: str = Field(default="main", pattern=_BRANCH_NAME)
+    clusters: tuple[str, ...] = ()
+    """Clusters by name."""
+    cluster_selector: LabelSelector | None = None
+    """Clusters by their labels (in addition to ``clusters``)."""
+    folder: str = Field(default="", pattern=_FOLDER)
+    """Where the cluster folders go on the group's branch (``""``: at its root)."""
+
+
 class OutputLayout(ApiModel):
+    mode: OutputMode = OutputMode.TREE
+    branch: str = Field(default="clusters/{cluster}", pattern=r"^[A-Za-z0-9{][A-Za-z0-9._/{}-]*$")
+    """``branch-per-cluster``: each cluster's branch (``{cluster}`` is its name; it must appear)."""
+    folder: str = Field(default="", pattern=_FOLDER)
+    """``branch-per-cluster``: where the cluster's files go on its branch (``""``: at the root)."""
+    groups: tuple[OutputGroup, ...] = ()
+    """``repo-per-group``: the groups, each with its remote and branch."""
     clusters_dir: str = DEFAULT_CLUSTERS_DIR
     state_dir: str = DEFAULT_STATE_DIR
     snapshots_dir: str = DEFAULT_SNAPSHOTS_DIR
     """Per-cluster node/pod/ResourceQuota snapshots for the accurate estimator (input, not templates)."""
+
+    @model_validator(mode="after")
+    def _shards_named(self) -> OutputLayout:
+        if self.branch.count("{cluster}") != 1 or self.branch.replace("{cluster}", "x").count("{"):
+            raise ValueError(f"branch {self.branch!r} must name each cluster's branch with {{cluster}} once")
+        if self.mode is OutputMode.REPO_PER_GROUP and not self.groups:
+            raise ValueError("mode repo-per-group needs at least one group under groups")
+        names = [g.name for g in self.groups]
+        if len(set(names)) != len(names):
+            raise ValueError("groups: each group needs a name of its own")
+        return self
 
     @field_validator("clusters_dir", "state_dir", "snapshots_dir")
     @classmethod

@@ -21,9 +21,10 @@ from gitops_karmada.core.observed.fold import with_observed_clusters
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.core.selectors import ZoneMatching
+from gitops_karmada.core.shards import plan_shards
 from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate
-from gitops_karmada.model.diagnostics import warning
+from gitops_karmada.model.diagnostics import SourceRef, error, warning
 from gitops_karmada.reconcile.context import RunContext
 from gitops_karmada.reconcile.previous import PreviousRun
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from gitops_karmada.core.failover.controllers import FailoverOutcome
     from gitops_karmada.core.scheduler.snapshot import ClusterSnapshot
     from gitops_karmada.model.base import Taint
+    from gitops_karmada.model.config import ToolConfig
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.inputs import Inputs
     from gitops_karmada.model.manifest import Manifest
@@ -96,6 +98,9 @@ def prepare(request: ReconcileRequest) -> Prepared | Refused:
     diagnostics = [*snapshot.config_diagnostics, *loaded.diagnostics, *snapshots.diagnostics]
     if any(d.is_error for d in diagnostics):
         return Refused(previous, tuple(diagnostics))
+    diagnostics.extend(output_shard_problems(snapshot.config, loaded.inputs))
+    if any(d.is_error for d in diagnostics):
+        return Refused(previous, tuple(diagnostics))
     inputs, observed_diagnostics, policy_taints = _inventory(request, loaded.inputs, previous)
     diagnostics.extend(observed_diagnostics)
     ctx = RunContext.build(
@@ -140,6 +145,17 @@ def prepare(request: ReconcileRequest) -> Prepared | Refused:
         fingerprints=FingerprintContext(inputs, snapshot.snapshot_files, snapshot.observed, memo),
         memo=memo,
         diagnostics=tuple(diagnostics),
+    )
+
+
+def output_shard_problems(config: ToolConfig, inputs: Inputs) -> tuple[Diagnostic, ...]:
+    """The clusters ``output.groups`` does not give exactly one group (``repo-per-group``), as errors at the
+    configuration file: the run would not know where to write their folders."""
+    plan = plan_shards(
+        config.output, {c.metadata.name: dict(c.metadata.labels or {}) for c in inputs.clusters}
+    )
+    return tuple(
+        error(p, SourceRef(config_path(config.fleet_root), 0), field="output.groups") for p in plan.problems
     )
 
 

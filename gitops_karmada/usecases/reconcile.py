@@ -25,6 +25,16 @@ from gitops_karmada.adapters.repository import (
     warn_uncommitted_inputs,
 )
 from gitops_karmada.adapters.rollout_signals import statuses_trailer
+from gitops_karmada.adapters.shard_store import (
+    OutputView,
+    ShardWrite,
+    fetch_missing_shards,
+    layout_pending,
+    log_output_write,
+    push_shards,
+    shards_behind,
+    write_output,
+)
 from gitops_karmada.adapters.status_store import branch_ref
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
@@ -32,6 +42,7 @@ from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.inputs.loading import input_path_filter, load
 from gitops_karmada.core.layout import RepoLayout, config_path
+from gitops_karmada.core.shards import plan_shards
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.model.inputs import Inputs
@@ -70,6 +81,8 @@ class ReconcileOutcome:
     up_to_date: UpToDate | None = None
     """Nothing the pipeline reads changed since a reconcile commit of this tool version: its output stands,
     and nothing was read or rendered."""
+    shards: tuple[ShardWrite, ...] = ()
+    """The output shards the commit wrote or kept (sharded output modes)."""
 
     @property
     def source(self) -> str:
@@ -202,6 +215,7 @@ def reconcile_ref(
         warm=warm,
         status=StatusChoice.TIP,
         clock=due,
+        shard_tips=True,
     )
     if since is not None and not since.others and since.source == state.source:
         # only input files changed since the last reconcile: the templates they cannot touch stand unjudged
@@ -326,15 +340,29 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
             "would revert" if write.dry_run or checked.violations else "reverts",
             shown,
         )
-    if write.dry_run or not changes or checked.violations:
-        return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)
     assert state.source is not None
+    view = state.view or OutputView(state.source)
+    layout = RepoLayout.of(state.request.config)
+    assert result.inputs is not None
+    plan = plan_shards(
+        state.request.config.output,
+        {c.metadata.name: dict(c.metadata.labels or {}) for c in result.inputs.clusters},
+    )
+    pending = None if changes else layout_pending(store, state.source, view, plan, layout)
+    if write.dry_run or not (changes or pending) or checked.violations:
+        return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)
+    if pending:
+        logger.bind(logger="output").info("writing the output although no file changed: {}", pending)
     if write.stream is not None:
         write.stream.seal()  # the stored files must all be in the object database before a commit names them
     now = state.request.snapshot.now
-    sha = store.commit(
-        parent=state.source,
+    written = write_output(
+        store,
+        source=state.source,
         ref=ref,
+        view=view,
+        plan=plan,
+        layout=layout,
         changes=changes,
         message=commit_message(
             state.source,
@@ -352,8 +380,11 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         ),
         written=write.writer.written() if write.writer is not None else None,
     )
+    log_output_write(written, layout)
     # no log line of its own: the CLI prints "committed" on stdout, the daemon logs the run with its commit
-    return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
+    return ReconcileOutcome(
+        state, result, changes, written.commit, guard=checked, reverted=reverted, shards=written.shards
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,6 +429,8 @@ def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
     if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
         return None  # the member clusters reported something the last reconcile did not see
     due = earliest_due(anchor.trailers)
+    if shards_behind(store, head, RepoLayout.of(config)):
+        return SinceReconcile(head, anchor.commit, (), others=True, due=due)  # a shard branch moved
     if anchor.trailers.get(wellknown.ROLLOUT_WAITING_TRAILER) and anchor.commit != head:
         # an approval is a commit of its own, a commit status comes with none: look again
         return SinceReconcile(head, anchor.commit, (), others=True, due=due)
@@ -522,6 +555,7 @@ def reconcile_and_push(
         cancelled=cancelled,
         clock=clock,
     )
+    fetch_missing_shards(store, store.resolve(ref), RepoLayout.of(read_config(store, ref)[0]), remote)
     outcome = render()
     for attempt in range(1, PUSH_ATTEMPTS + 1):
         if outcome.up_to_date is None and (outcome.result is None or not outcome.result.input_ok):
@@ -529,6 +563,9 @@ def reconcile_and_push(
         if outcome.refused:
             return outcome
         try:
+            push_shards(
+                store, store.resolve(ref), RepoLayout.of(read_config(store, ref)[0]), remote, outcome.shards
+            )
             store.push(remote, ref, remote_branch)
         except GitError as err:
             if not err.temporary or attempt == PUSH_ATTEMPTS:
@@ -538,6 +575,7 @@ def reconcile_and_push(
             )
             remote_sha = store.fetch(remote, remote_branch)
             _rebase_onto_remote(store, ref, outcome, remote_sha)
+            fetch_missing_shards(store, remote_sha, RepoLayout.of(read_config(store, ref)[0]), remote)
             outcome = render()
             continue
         logger.bind(logger="reconciler", remote=remote, branch=remote_branch).info("pushed {}", ref)
