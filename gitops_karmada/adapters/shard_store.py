@@ -420,3 +420,18 @@ def push_shards(
             "pushed {} output shard(s) to {}", len(heads), ", ".join(sorted(by_remote))
         )
     return len(heads)
+
+
+def locate_output(store: GitStore, commit: str, layout: RepoLayout, path: str) -> tuple[str, str]:
+    """Where the cluster-folder file ``path`` of ``commit`` is committed: (the commit, the path in it); the
+    shard commit ``commit`` records and the path on its branch, in a sharded output mode."""
+    record = recorded_shards(store, commit, layout)
+    cluster = layout.cluster_of(path)
+    if record is None or cluster is None:
+        return commit, path
+    inside = path[len(layout.cluster_folder(cluster)) + 1 :]
+    for recorded in record.shards:
+        if cluster in recorded.clusters:
+            folder = recorded.shard.cluster_folder(cluster)
+            return recorded.commit, f"{folder}/{inside}" if folder else inside
+    return commit, path

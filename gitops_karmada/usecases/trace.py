@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.adapters.repository import rfc3339
+from gitops_karmada.adapters.shard_store import locate_output
 from gitops_karmada.adapters.tool_commits import is_tool_commit
 from gitops_karmada.core.binding import SOURCE_ANNOTATION
 from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
@@ -112,7 +113,8 @@ def trace_file(store: GitStore, rev: str, path: str) -> FileTrace:
             f"{path} is not a rendered manifest path ({layout.cluster_folder('<cluster>')}/<namespace or "
             f"{CLUSTER_SCOPED_FOLDER}>/<kind>.<group>/<name>.yaml): gitops-karmada never writes there"
         )
-    content = store.read_file(commit, path)
+    where, inside = locate_output(store, commit, layout, path)  # a sharded output: the shard commit
+    content = store.read_file(where, inside)
     if content is None:
         raise LifecycleError(f"{path} does not exist at {rev}")
     cluster, namespace_folder, _, _ = parts[clusters_depth:]
@@ -123,7 +125,7 @@ def trace_file(store: GitStore, rev: str, path: str) -> FileTrace:
     if owner is not None and owner.kind is OwnerKind.TEMPLATE:
         binding = _binding(store.read_file(commit, owner.record), owner.record)
     written = owner is not None
-    last = store.log(commit, paths=[path], first_parent=False, max_count=1)
+    last = store.log(where, paths=[inside], first_parent=False, max_count=1)
     last_change = _commit_ref(last[0]) if last else None
     source = _source(store, last[0]) if last and is_tool_commit(last[0]) else None
     notes = []

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters.git_log import PathChange
 from gitops_karmada.adapters.git_tree import parse_ls_tree_paths
 from gitops_karmada.adapters.repository import read_commit, uncommitted_inputs
+from gitops_karmada.adapters.shard_store import output_view, recorded_shards, shard_tip
 from gitops_karmada.adapters.tool_commits import is_tool_commit, latest_tool_commit
 from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.diff.fields import field_changes
@@ -61,6 +62,9 @@ class Finding(enum.StrEnum):
     """A file in a cluster folder the tool does not manage (information, not a failure)."""
     UNCOMMITTED = "uncommitted"
     """An input file edited in the work tree but not committed: verify checks the commit, not the edit."""
+    SHARD = "shard"
+    """An output shard's branch is not at the commit the state records (sharded ``output.mode``): a run
+    interrupted between shards, or a commit someone made on the branch; the next reconcile repairs it."""
 
     @property
     def is_failure(self) -> bool:
@@ -136,6 +140,7 @@ def verify_commit(
     # hand edits are found from history alone: they are reported even when the input cannot be rendered
     items = _hand_edits(store, state, layout, last_reconcile)
     items.update(_work_tree(store, rev, state.request.config, layout))
+    items.update(_shards(store, rev, commit, layout))
     result = reconcile(state.request)
     if not result.input_ok:
         return VerifyReport(
@@ -181,8 +186,10 @@ def _vouched(store: GitStore, rev: str, current: UpToDate) -> VerifyReport | Non
     for identity, entry in index.entries.items():
         owned.update(layout.identity_manifest_path(cluster, identity) for cluster in entry.rendered)
     items = _work_tree(store, rev, config, layout)
+    items.update(_shards(store, rev, current.source, layout))
     # the paths alone, not a path → blob id mapping: a third of the time for a quarter of a million files
-    listed = parse_ls_tree_paths(store.list_tree_raw(current.source, layout.clusters_dir))
+    view = output_view(store, current.source, layout)
+    listed = parse_ls_tree_paths(store.list_tree_raw(view.rev, layout.clusters_dir))
     items.update(
         (path, VerifyItem(path, Finding.HAND_WRITTEN, "not written by gitops-karmada; left alone"))
         for path in sorted(p for p in listed if p not in owned and p not in items and layout.is_output(p))
@@ -270,6 +277,26 @@ def _work_tree(store: GitStore, rev: str, config: ToolConfig, layout: RepoLayout
         items[path] = VerifyItem(
             path, Finding.UNCOMMITTED, "edited in the work tree, not committed: not verified"
         )
+    return items
+
+
+def _shards(store: GitStore, rev: str, commit: str, layout: RepoLayout) -> dict[str, VerifyItem]:
+    """The output shards whose branch is not where ``commit`` recorded it, when ``commit`` is the checked-out
+    one (an older commit's shards have moved on by design)."""
+    if store.try_resolve("HEAD") != commit and store.try_resolve(rev) != store.try_resolve("HEAD"):
+        return {}
+    record = recorded_shards(store, commit, layout)
+    items: dict[str, VerifyItem] = {}
+    for recorded in record.shards if record is not None else ():
+        tip = shard_tip(store, recorded.shard)
+        if tip is not None and tip != recorded.commit:
+            items[recorded.shard.ref] = VerifyItem(
+                recorded.shard.ref,
+                Finding.SHARD,
+                f"the branch is at {tip[:12]} but {layout.state_dir}/shards.yaml records "
+                f"{recorded.commit[:12]}: a run was interrupted between shards, or someone committed on the "
+                "branch; the next reconcile writes it again",
+            )
     return items
 
 

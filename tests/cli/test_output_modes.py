@@ -1,0 +1,198 @@
+"""``output.mode`` end to end on real repositories: the example fleet reconciles, verifies, diffs, traces
+and rolls back in each mode; the per-group mode against several local bare remotes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import yaml
+
+from tests.builders import cluster_doc, deployment
+from tests.cli.test_lifecycle_fleet import WEB_PATH, shop_fleet
+from tests.gitrepos import git
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from tests.fleet import FleetRepo
+
+WEB_IN_SHARD = "shop/deployment.apps/web.yaml"
+
+
+def set_mode(repo: FleetRepo, output: str) -> None:
+    repo.write(
+        "gitops-karmada.yaml", f"apiVersion: gitops-karmada.io/v1alpha1\nkind: Config\noutput:\n{output}"
+    )
+
+
+def branch_files(repo: FleetRepo | Path, branch: str) -> list[str]:
+    path = repo if not hasattr(repo, "path") else repo.path  # type: ignore[union-attr]
+    listing = git(path, "ls-tree", "-r", "--name-only", branch)
+    return listing.splitlines() if listing else []
+
+
+def web_replicas(repo: Path, rev: str, path: str) -> int:
+    replicas: int = yaml.safe_load(git(repo, "show", f"{rev}:{path}"))["spec"]["replicas"]
+    return replicas
+
+
+def test_branch_per_cluster_moves_the_folders_out_and_every_verb_reads_them_back(tmp_path: Path) -> None:
+    repo = shop_fleet(tmp_path)
+    tree_mode = {p: git(repo.path, "rev-parse", f"HEAD:{p}") for p in repo.tree("clusters")}
+    set_mode(repo, "  mode: branch-per-cluster\n")
+    repo.commit("one branch per cluster")
+
+    moved = repo.cli("reconcile")
+    assert "moved the cluster folders out of clusters/" in moved.stderr
+    assert repo.tree("clusters") == [], "the source branch keeps only the inputs, records and state"
+    assert not repo.exists("clusters")
+    for path, oid in tree_mode.items():
+        cluster, _, inside = path.removeprefix("clusters/").partition("/")
+        assert git(repo.path, "rev-parse", f"clusters/{cluster}:{inside}") == oid, path
+    assert sorted(branch_files(repo, "clusters/member3")) == sorted(
+        p.removeprefix("clusters/member3/") for p in tree_mode if p.startswith("clusters/member3/")
+    )
+    record = yaml.safe_load(repo.read("karmada-state/shards.yaml"))
+    assert record["mode"] == "branch-per-cluster"
+    assert {s["name"]: s["commit"] for s in record["shards"]} == {
+        c: git(repo.path, "rev-parse", f"clusters/{c}") for c in ("member1", "member2", "member3")
+    }
+    assert "up to date" in repo.cli("reconcile").stdout
+    repo.cli("verify", "--full")
+
+    # one template changed: only its clusters' branches get a commit; diff and trace read the shards
+    before = {c: git(repo.path, "rev-parse", f"clusters/{c}") for c in ("member1", "member2", "member3")}
+    repo.write("apps/web.yaml", deployment("web", "shop", replicas=8))
+    repo.commit("scale web to 8")
+    diff = repo.cli("diff", "--base", "HEAD~1", "--head", "HEAD", "--exit-code", "false")
+    assert WEB_PATH.format(cluster="member1") in diff.stdout
+    repo.cli("reconcile")
+    after = {c: git(repo.path, "rev-parse", f"clusters/{c}") for c in ("member1", "member2", "member3")}
+    assert after["member3"] == before["member3"], "a cluster the change does not touch keeps its commit"
+    assert after["member1"] != before["member1"]
+    assert git(repo.path, "rev-parse", f"clusters/member1^") == before["member1"], "a fast-forward"
+    assert web_replicas(repo.path, "clusters/member1", WEB_IN_SHARD) == 6
+    trace = repo.cli("trace", WEB_PATH.format(cluster="member1"))
+    assert "scale web to 8" in trace.stdout
+    repo.cli("verify")
+
+    # rollback: the shards get the earlier output back
+    repo.cli("rollback", "HEAD~2")
+    assert web_replicas(repo.path, "clusters/member1", WEB_IN_SHARD) == 3
+    assert repo.tree("clusters") == []
+    repo.cli("verify", "--full")
+
+    # back to one tree: the folders return to the source branch, byte for byte
+    set_mode(repo, "  mode: tree\n")
+    repo.commit("one tree again")
+    back = repo.cli("reconcile")
+    assert "the cluster folders are back in clusters/" in back.stderr
+    assert not repo.exists("karmada-state/shards.yaml")
+    assert web_replicas(repo.path, "HEAD", WEB_PATH.format(cluster="member1")) == 3
+    repo.cli("verify", "--full")
+
+
+def test_a_run_interrupted_between_shards_is_reported_by_verify_and_repaired_by_the_next_run(
+    tmp_path: Path,
+) -> None:
+    repo = shop_fleet(tmp_path)
+    set_mode(repo, "  mode: branch-per-cluster\n  branch: out/{cluster}\n  folder: manifests\n")
+    repo.commit("branches")
+    repo.cli("reconcile")
+    assert branch_files(repo, "out/member1")[0].startswith("manifests/")
+    repo.write("apps/web.yaml", deployment("web", "shop", replicas=8))
+    source = repo.commit("scale web to 8")
+    repo.cli("reconcile")
+    shard = git(repo.path, "rev-parse", "out/member1")
+    # as if the run died after writing the shards, before its source-branch commit
+    git(repo.path, "reset", "-q", "--hard", source)
+
+    verify = repo.cli("verify", check=1)
+    assert "refs/heads/out/member1" in verify.stdout
+    assert "interrupted between shards" in verify.stdout
+
+    repo.cli("reconcile")
+    assert git(repo.path, "rev-parse", "out/member1") == shard, (
+        "the shard already written is recorded, not redone"
+    )
+    assert yaml.safe_load(repo.read("karmada-state/shards.yaml"))["shards"][0]["commit"] == shard
+    repo.cli("verify")
+
+
+def test_a_commit_made_on_a_shard_branch_is_reverted_by_the_next_run(tmp_path: Path) -> None:
+    repo = shop_fleet(tmp_path)
+    set_mode(repo, "  mode: branch-per-cluster\n")
+    repo.commit("branches")
+    repo.cli("reconcile")
+    recorded = git(repo.path, "rev-parse", "clusters/member1")
+    git(repo.path, "checkout", "-q", "clusters/member1")
+    (repo.path / WEB_IN_SHARD).write_text(
+        (repo.path / WEB_IN_SHARD).read_text().replace("replicas: 3", "replicas: 1")
+    )
+    git(repo.path, "commit", "-qam", "hand edit on the shard")
+    git(repo.path, "checkout", "-q", "main")
+
+    assert "interrupted between shards, or someone committed" in repo.cli("verify", check=1).stdout
+    repo.cli("reconcile")
+    tip = git(repo.path, "rev-parse", "clusters/member1")
+    assert git(repo.path, "rev-parse", "clusters/member1~2") == recorded, "on top of the hand edit"
+    assert web_replicas(repo.path, tip, WEB_IN_SHARD) == 3
+    repo.cli("verify")
+
+
+def test_repo_per_group_writes_each_group_to_its_own_remote_and_a_fresh_clone_reads_them(
+    tmp_path: Path,
+) -> None:
+    repo = shop_fleet(tmp_path)
+    remotes = {name: tmp_path / f"{name}.git" for name in ("origin", "eu", "us")}
+    for bare in remotes.values():
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+    repo.write("inventory/member3.yaml", cluster_doc("member3", labels={"env": "prod", "region": "us"}))
+    set_mode(
+        repo,
+        "  mode: repo-per-group\n  groups:\n"
+        f"    - name: eu\n      remote: {remotes['eu']}\n      clusters: [member1, member2]\n"
+        f"    - name: us\n      remote: {remotes['us']}\n      branch: fleet\n      folder: clusters\n"
+        "      clusterSelector: {matchLabels: {region: us}}\n",
+    )
+    repo.commit("a repository per group")
+    git(repo.path, "remote", "add", "origin", str(remotes["origin"]))
+    git(repo.path, "push", "-q", "-u", "origin", "main")
+
+    repo.cli("reconcile", "--push")
+    assert git(remotes["eu"], "ls-tree", "--name-only", "main").splitlines() == ["member1", "member2"]
+    assert git(remotes["us"], "ls-tree", "--name-only", "fleet:clusters").splitlines() == ["member3"]
+    assert "clusters" not in git(remotes["origin"], "ls-tree", "--name-only", "main").splitlines()
+    assert git(remotes["eu"], "rev-parse", "main") == git(
+        repo.path, "rev-parse", "refs/gitops-karmada/groups/eu"
+    )
+
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "-b", "main", str(remotes["origin"]), str(clone))
+    git(clone, "config", "user.name", "t")
+    git(clone, "config", "user.email", "t@t")
+    from tests.fleet import FleetRepo
+
+    other = FleetRepo(clone)
+    assert "fetched output shard(s) eu, us" in other.cli("verify").stderr
+    other.write("apps/web.yaml", deployment("web", "shop", replicas=8))
+    other.commit("scale web to 8")
+    us_before = git(remotes["us"], "rev-parse", "fleet")
+    other.cli("reconcile", "--push")
+    assert web_replicas(remotes["eu"], "main", "member1/" + WEB_IN_SHARD) == 6
+    assert git(remotes["us"], "rev-parse", "fleet") == us_before, "the group the change does not touch"
+    other.cli("verify", "--full")
+
+
+def test_a_cluster_no_group_takes_is_an_error_at_the_configuration(tmp_path: Path) -> None:
+    repo = shop_fleet(tmp_path)
+    set_mode(
+        repo,
+        "  mode: repo-per-group\n  groups:\n    - name: eu\n      remote: x\n      clusters: [member1]\n",
+    )
+    repo.commit("member2 and member3 in no group")
+    for verb in ("validate", "reconcile"):
+        done = repo.cli(verb, check=1)
+        text = done.stdout + done.stderr
+        assert "gitops-karmada.yaml" in text and "output.groups" in text, verb
+        assert "cluster member2 belongs to no group" in text, verb
