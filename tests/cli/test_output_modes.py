@@ -25,9 +25,8 @@ def set_mode(repo: FleetRepo, output: str) -> None:
     )
 
 
-def branch_files(repo: FleetRepo | Path, branch: str) -> list[str]:
-    path = repo if not hasattr(repo, "path") else repo.path  # type: ignore[union-attr]
-    listing = git(path, "ls-tree", "-r", "--name-only", branch)
+def branch_files(repo: FleetRepo, branch: str) -> list[str]:
+    listing = git(repo.path, "ls-tree", "-r", "--name-only", branch)
     return listing.splitlines() if listing else []
 
 
@@ -70,7 +69,7 @@ def test_branch_per_cluster_moves_the_folders_out_and_every_verb_reads_them_back
     after = {c: git(repo.path, "rev-parse", f"clusters/{c}") for c in ("member1", "member2", "member3")}
     assert after["member3"] == before["member3"], "a cluster the change does not touch keeps its commit"
     assert after["member1"] != before["member1"]
-    assert git(repo.path, "rev-parse", f"clusters/member1^") == before["member1"], "a fast-forward"
+    assert git(repo.path, "rev-parse", "clusters/member1^") == before["member1"], "a fast-forward"
     assert web_replicas(repo.path, "clusters/member1", WEB_IN_SHARD) == 6
     trace = repo.cli("trace", WEB_PATH.format(cluster="member1"))
     assert "scale web to 8" in trace.stdout
