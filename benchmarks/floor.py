@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_fast_import import quote_path
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.shard_store import output_view
+from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents, load_yaml_documents
 
 if TYPE_CHECKING:
@@ -70,10 +72,12 @@ class FloorRun:
 
 
 def read_rendered(bare: Path, rev: str) -> RenderedTree:
-    """The regular files under ``clusters/`` of ``rev``, grouped by content."""
+    """The regular files under ``clusters/`` of ``rev`` (of its shards, in a sharded output mode), grouped by
+    content."""
     store = GitStore.open(bare)
+    view = output_view(store, store.resolve(rev), RepoLayout.default())
     paths: dict[str, list[str]] = {}
-    for entry in store.list_entries(rev, [RENDERED]):
+    for entry in store.list_entries(view.rev, [RENDERED]):
         if entry.is_regular_file:
             paths.setdefault(entry.oid, []).append(entry.path)
     blobs = store.read_blobs(list(paths))
@@ -97,9 +101,13 @@ def new_bare(target: Path) -> Path:
     return target
 
 
-def true_floor(tree: RenderedTree, target: Path, ref: str = "refs/heads/floor") -> FloorRun:
+def true_floor(
+    tree: RenderedTree, target: Path, ref: str = "refs/heads/floor", *, shards: bool = False
+) -> FloorRun:
     """Emit each distinct content of ``tree`` once, send it once, and commit every path in one fast-import
-    stream into the bare repository ``target``; the seconds from the first emission to fast-import's end."""
+    stream into the bare repository ``target``; the seconds from the first emission to fast-import's end.
+    ``shards``: one commit per cluster instead, on its own branch (``clusters/<cluster>``) with the cluster's
+    files at its root: the floor of ``branch-per-cluster`` output."""
     start = time.perf_counter()
     importer = subprocess.Popen(
         ["git", "fast-import", "--quiet"], cwd=target, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL
@@ -114,28 +122,37 @@ def true_floor(tree: RenderedTree, target: Path, ref: str = "refs/heads/floor") 
         if len(chunk) > _FLUSH_BYTES:
             importer.stdin.write(chunk)
             chunk.clear()
-    message = b"true floor\n"
-    chunk += b"commit %s\nauthor %s\ncommitter %s\ndata %d\n%s" % (
-        ref.encode(),
-        IDENTITY,
-        IDENTITY,
-        len(message),
-        message,
-    )
+    commits: dict[str, list[tuple[str, int]]] = {}
     for paths, mark in marks:
         for path in paths:
+            if shards:
+                cluster, _, inside = path.removeprefix(RENDERED + "/").partition("/")
+                commits.setdefault(f"refs/heads/clusters/{cluster}", []).append((inside, mark))
+            else:
+                commits.setdefault(ref, []).append((path, mark))
+    message = b"true floor\n"
+    for branch, files in sorted(commits.items()):
+        chunk += b"commit %s\nauthor %s\ncommitter %s\ndata %d\n%s" % (
+            branch.encode(),
+            IDENTITY,
+            IDENTITY,
+            len(message),
+            message,
+        )
+        for path, mark in files:
             chunk += b"M 100644 :%d %s\n" % (mark, quote_path(path))
-        if len(chunk) > _FLUSH_BYTES:
-            importer.stdin.write(chunk)
-            chunk.clear()
-    chunk += b"\ndone\n"
+            if len(chunk) > _FLUSH_BYTES:
+                importer.stdin.write(chunk)
+                chunk.clear()
+        chunk += b"\n"
+    chunk += b"done\n"
     importer.stdin.write(chunk)
     importer.stdin.close()
     if importer.wait() != 0:
         raise RuntimeError(f"git fast-import exited {importer.returncode}")
     seconds = time.perf_counter() - start
     commit = subprocess.run(
-        ["git", "rev-parse", ref], cwd=target, capture_output=True, text=True, check=True
+        ["git", "rev-parse", min(commits)], cwd=target, capture_output=True, text=True, check=True
     ).stdout.strip()
     return FloorRun(seconds, commit, len(marks), tree.files)
 
@@ -165,7 +182,9 @@ def loose_floor(tree: RenderedTree, target: Path) -> FloorRun:
     return FloorRun(seconds, commit or empty, len(files), len(files))
 
 
-def measure_in_subprocess(bare: Path, rev: str, *, loose: bool = False, repeat: int = 1) -> list[float]:
+def measure_in_subprocess(
+    bare: Path, rev: str, *, loose: bool = False, repeat: int = 1, shards: bool = False
+) -> list[float]:
     """The floor's seconds, ``repeat`` tries but at least ``FLOOR_TRIES``, in a process of its own (see the
     module's docstring)."""
     done = subprocess.run(
@@ -178,6 +197,7 @@ def measure_in_subprocess(bare: Path, rev: str, *, loose: bool = False, repeat: 
             "--repeat",
             str(max(repeat, FLOOR_TRIES)),
             *(["--loose"] if loose else []),
+            *(["--shards"] if shards else []),
         ],
         capture_output=True,
         text=True,
@@ -194,12 +214,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("rev", help="the reconciled commit whose clusters/ folder is rebuilt")
     parser.add_argument("--loose", action="store_true", help="issue 12's floor: every file emitted and sent")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--shards", action="store_true", help="one branch per cluster (branch-per-cluster)")
     args = parser.parse_args(argv)
     tree = read_rendered(args.bare, args.rev)
     target = args.bare.parent / f"{args.bare.name}-floor-{os.getpid()}.git"
     try:
         for _ in range(args.repeat):
-            run = (loose_floor if args.loose else true_floor)(tree, new_bare(target))
+            run = (
+                loose_floor(tree, new_bare(target))
+                if args.loose
+                else true_floor(tree, new_bare(target), shards=args.shards)
+            )
             print(f"{run.seconds:.4f}", flush=True)
     finally:
         shutil.rmtree(target, ignore_errors=True)

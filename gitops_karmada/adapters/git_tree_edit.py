@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gitops_karmada.adapters.git_process import git_error
 from gitops_karmada.adapters.git_tree import encode_path
 
 if TYPE_CHECKING:
@@ -131,3 +132,87 @@ def _identity_env(role: str, identity: str) -> dict[str, str]:
         f"GIT_{role}_EMAIL": email.rstrip(">"),
         f"GIT_{role}_DATE": f"{epoch} {zone}",
     }
+
+
+@dataclass(frozen=True, slots=True)
+class TreeCommit:
+    """A commit to make of an existing tree."""
+
+    tree: str
+    parent: str | None
+    message: str
+
+
+def commit_trees(
+    runner: GitRunner, commits: Mapping[str, TreeCommit], *, author: str, committer: str, temp_prefix: str
+) -> dict[str, str]:
+    """Make every commit of ``commits`` (name → commit) in one ``git fast-import``; each lands on a temporary
+    ref ``temp_prefix + name`` (the caller moves the real refs, then drops these). Name → the commit id."""
+    if not commits:
+        return {}
+    stream = bytearray(b"feature done\n")
+    for name, item in commits.items():
+        message = item.message.encode()
+        stream += b"commit %s%s\nauthor %s\ncommitter %s\ndata %d\n%s\n" % (
+            temp_prefix.encode(),
+            name.encode(),
+            author.encode(),
+            committer.encode(),
+            len(message),
+            message,
+        )
+        if item.parent is not None:
+            stream += b"from %s\n" % item.parent.encode()
+        stream += b'M 040000 %s ""\n\n' % item.tree.encode()
+    stream += b"done\n"
+    runner.run(
+        ["fast-import", "--quiet", "--force"],
+        operation="fast-import",
+        what="committing shards",
+        stdin=bytes(stream),
+    )
+    listed = runner.text(
+        ["for-each-ref", "--format=%(refname) %(objectname)", temp_prefix.rpartition("/")[0] + "/"],
+        operation="for-each-ref",
+        what="reading the shard commits",
+    )
+    made = dict(line.split(" ") for line in listed.splitlines())
+    return {name: made[temp_prefix + name] for name in commits}
+
+
+def update_refs(runner: GitRunner, updates: Mapping[str, tuple[str | None, str]], *, reflog: str) -> None:
+    """Move every ref of ``updates`` (ref → (old or None for absent, new)) in one transaction, each a
+    compare-and-swap: all move, or none (a temporary GitError when one moved meanwhile)."""
+    if not updates:
+        return
+    zero = "0" * 40
+    body = (
+        "start\n"
+        + "".join(f"update {ref} {new} {old or zero}\n" for ref, (old, new) in sorted(updates.items()))
+        + "prepare\ncommit\n"
+    )
+    done = runner.run(
+        ["update-ref", "--stdin", "-m", reflog],
+        operation="update-ref",
+        what="moving the shard branches",
+        stdin=body.encode(),
+        ok_codes=range(256),
+    )
+    if done.returncode != 0:
+        raise git_error(
+            "update-ref",
+            "a shard branch moved since it was read (another run, or a commit on it); none moved, rerun",
+            done.stderr,
+            temporary=True,
+        )
+
+
+def delete_refs(runner: GitRunner, refs: Sequence[str]) -> None:
+    if refs:
+        runner.run(
+            ["update-ref", "--stdin"],
+            operation="update-ref",
+            what="dropping temporary refs",
+            stdin="".join(f"delete {r}\n" for r in refs).encode(),
+            ok_codes=range(256),
+        )

@@ -16,21 +16,28 @@ meanwhile). ``tree`` mode after a sharded one puts the folders back on the sourc
 
 from __future__ import annotations
 
+import os
+import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from gitops_karmada.adapters.git_store import TEMPORARY_REF_PREFIX
 from gitops_karmada.adapters.git_tree_edit import (
     TREE_MODE,
     Entry,
+    TreeCommit,
     commit_tree,
+    commit_trees,
+    delete_refs,
     edit_tree,
     empty_tree,
     list_tree,
     make_tree,
     object_ids,
     tree_of,
+    update_refs,
     write_blob,
 )
 from gitops_karmada.adapters.tool_commits import RENDERED_BY
@@ -47,7 +54,7 @@ from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.core.file_changes import FileChange
@@ -104,7 +111,7 @@ def output_view(store: GitStore, source: str, layout: RepoLayout, *, tips: bool 
     record = recorded_shards(store, source, layout)
     if record is None:
         return OutputView(source)
-    now = {r.shard.name: shard_tip(store, r.shard) for r in record.shards} if tips else {}
+    now = shard_tips(store, (r.shard for r in record.shards)) if tips else {}
     folders: dict[str, str] = {}
     for recorded in record.shards:
         commit = now.get(recorded.shard.name) or recorded.commit
@@ -236,7 +243,8 @@ def write_output(
 def _write_shards(
     store: GitStore, source: str, view: OutputView, plan: ShardPlan, layout: RepoLayout, result: str
 ) -> list[ShardWrite]:
-    """Commit each shard whose folders differ from its branch tip; the shards in name order."""
+    """Commit each shard whose folders differ from its branch tip, all in one fast-import, and move their
+    branches in one transaction of compare-and-swaps; the shards in name order."""
     runner = store.runner
     present = {
         name for name, e in _folder_entries(store, result, layout.clusters_dir).items() if e.kind == "tree"
@@ -249,31 +257,50 @@ def _write_shards(
             members.setdefault(recorded.shard.name, [])
     names = {c: f"{result}:{layout.clusters_dir}/{c}" for c in present}
     subtrees = object_ids(runner, list(names.values()))
-    moved: list[ShardWrite] = []
+    locals_ = shard_tips(store, shards.values())
+    # no local branch (a fresh clone): the commit the record names, which the remote branch has
+    tips = {
+        name: locals_[name] or (view.record.commit_of(name) if view.record is not None else None)
+        for name in shards
+    }
+    tip_trees = object_ids(runner, [f"{t}^{{tree}}" for t in tips.values() if t is not None])
+    held: dict[str, tuple[str, ...]] = {}
+    wanted: dict[str, TreeCommit] = {}
+    kept: dict[str, str] = {}
     for name, shard in sorted(shards.items()):
-        held = sorted(c for c in members[name] if c in present)
-        tree = _shard_tree(store, shard, {c: subtrees[names[c]] or "" for c in held})
-        local = shard_tip(store, shard)
-        # no local branch (a fresh clone): the commit the record names, which the remote branch has
-        tip = local or (view.record.commit_of(name) if view.record is not None else None)
-        if tip is not None and tree_of(runner, tip) == tree:
-            if local is None:
-                store.update_ref(shard.ref, None, tip, reflog=f"gitops-karmada: output of {source[:12]}")
-            moved.append(ShardWrite(shard, tip, tip, tuple(held)))
-            continue
-        if tip is None and not held:
-            continue
-        commit = commit_tree(
-            runner,
-            tree,
-            [tip] if tip is not None else [],
-            _shard_message(shard, source, held),
-            author=store.identity("AUTHOR"),
-            committer=store.identity("COMMITTER"),
-        )
-        store.update_ref(shard.ref, local, commit, reflog=f"gitops-karmada: output of {source[:12]}")
-        moved.append(ShardWrite(shard, tip, commit, tuple(held)))
-    return moved
+        held[name] = tuple(sorted(c for c in members[name] if c in present))
+        tree = _shard_tree(store, shard, {c: subtrees[names[c]] or "" for c in held[name]})
+        tip = tips[name]
+        if tip is not None and tip_trees[f"{tip}^{{tree}}"] == tree:
+            kept[name] = tip
+        elif tip is not None or held[name]:
+            wanted[name] = TreeCommit(tree, tip, _shard_message(shard, source, list(held[name])))
+    temp = f"{TEMPORARY_REF_PREFIX}shard-{os.getpid()}-{secrets.token_hex(4)}/"
+    made = commit_trees(
+        runner,
+        wanted,
+        author=store.identity("AUTHOR"),
+        committer=store.identity("COMMITTER"),
+        temp_prefix=temp,
+    )
+    try:
+        moves = {shards[n].ref: (locals_[n], c) for n, c in made.items()}
+        moves.update({shards[n].ref: (None, c) for n, c in kept.items() if locals_[n] is None})
+        update_refs(runner, moves, reflog=f"gitops-karmada: output of {source[:12]}")
+    finally:
+        delete_refs(runner, [temp + n for n in made])
+    return [
+        ShardWrite(shards[n], tips[n], made.get(n) or kept[n], held[n])
+        for n in sorted(shards)
+        if n in made or n in kept
+    ]
+
+
+def shard_tips(store: GitStore, shards: Iterable[Shard]) -> dict[str, str | None]:
+    """Each shard's branch tip (None: no such branch), in one ``cat-file``."""
+    listed = list(shards)
+    found = object_ids(store.runner, [f"{s.ref}^{{commit}}" for s in listed])
+    return {s.name: found[f"{s.ref}^{{commit}}"] for s in listed}
 
 
 def _shard_tree(store: GitStore, shard: Shard, subtrees: Mapping[str, str]) -> str:
@@ -379,7 +406,8 @@ def shards_behind(store: GitStore, source: str, layout: RepoLayout) -> tuple[str
     record = recorded_shards(store, source, layout)
     if record is None:
         return ()
-    return tuple(r.shard.name for r in record.shards if shard_tip(store, r.shard) != r.commit)
+    now = shard_tips(store, (r.shard for r in record.shards))
+    return tuple(r.shard.name for r in record.shards if now[r.shard.name] != r.commit)
 
 
 def fetch_missing_shards(store: GitStore, source: str, layout: RepoLayout, remote: str) -> tuple[str, ...]:
