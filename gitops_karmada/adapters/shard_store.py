@@ -91,6 +91,11 @@ class OutputView:
     def sharded(self) -> bool:
         return self.record is not None
 
+    def branch_of(self, shard: str) -> str:
+        """The branch of the recorded shard ``shard``."""
+        assert self.record is not None
+        return next(r.shard.branch for r in self.record.shards if r.shard.name == shard)
+
     @property
     def behind(self) -> tuple[str, ...]:
         """Shards whose branch is not at the recorded commit (a run interrupted between shards, or a
@@ -100,10 +105,6 @@ class OutputView:
         return tuple(
             r.shard.name for r in self.record.shards if self.tips.get(r.shard.name, r.commit) != r.commit
         )
-
-
-def shard_tip(store: GitStore, shard: Shard) -> str | None:
-    return store.try_resolve(shard.ref)
 
 
 def output_view(store: GitStore, source: str, layout: RepoLayout, *, tips: bool = False) -> OutputView:

@@ -348,6 +348,13 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         state.request.config.output,
         {c.metadata.name: dict(c.metadata.labels or {}) for c in result.inputs.clusters},
     )
+    if view.behind:
+        logger.bind(logger="output", shards=len(view.behind)).warning(
+            "output shard branch(es) {} are not where the last reconcile recorded them (a run interrupted "
+            "between shards, or a commit made on the branch): this run {} them from the inputs",
+            ", ".join(f"{name} ({view.branch_of(name)})" for name in view.behind),
+            "would write" if write.dry_run or checked.violations else "writes",
+        )
     pending = None if changes else layout_pending(store, state.source, view, plan, layout)
     if write.dry_run or not (changes or pending) or checked.violations:
         return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters.git_log import PathChange
 from gitops_karmada.adapters.git_tree import parse_ls_tree_paths
 from gitops_karmada.adapters.repository import read_commit, uncommitted_inputs
-from gitops_karmada.adapters.shard_store import output_view, recorded_shards, shard_tip
+from gitops_karmada.adapters.shard_store import output_view, recorded_shards, shard_tips
 from gitops_karmada.adapters.tool_commits import is_tool_commit, latest_tool_commit
 from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.diff.fields import field_changes
@@ -287,8 +287,10 @@ def _shards(store: GitStore, rev: str, commit: str, layout: RepoLayout) -> dict[
         return {}
     record = recorded_shards(store, commit, layout)
     items: dict[str, VerifyItem] = {}
-    for recorded in record.shards if record is not None else ():
-        tip = shard_tip(store, recorded.shard)
+    shards = record.shards if record is not None else ()
+    tips = shard_tips(store, (r.shard for r in shards))
+    for recorded in shards:
+        tip = tips[recorded.shard.name]
         if tip is not None and tip != recorded.commit:
             items[recorded.shard.ref] = VerifyItem(
                 recorded.shard.ref,

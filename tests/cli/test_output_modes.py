@@ -74,6 +74,10 @@ def test_branch_per_cluster_moves_the_folders_out_and_every_verb_reads_them_back
     trace = repo.cli("trace", WEB_PATH.format(cluster="member1"))
     assert "scale web to 8" in trace.stdout
     repo.cli("verify")
+    assert "member1" in repo.cli("describe", "Deployment/shop/web").stdout
+    assert "member1" in repo.cli("get", "bindings", "-A", "-o", "wide").stdout
+    assert "member1 3→6" in repo.cli("history", "Deployment/shop/web").stdout
+    assert WEB_PATH.format(cluster="member1") in repo.cli("explain", "Deployment.apps/shop/web").stdout
 
     # rollback: the shards get the earlier output back
     repo.cli("rollback", "HEAD~2")
@@ -132,7 +136,9 @@ def test_a_commit_made_on_a_shard_branch_is_reverted_by_the_next_run(tmp_path: P
     git(repo.path, "checkout", "-q", "main")
 
     assert "interrupted between shards, or someone committed" in repo.cli("verify", check=1).stdout
-    repo.cli("reconcile")
+    assert (
+        "member1 (clusters/member1) are not where the last reconcile recorded" in repo.cli("reconcile").stderr
+    )
     tip = git(repo.path, "rev-parse", "clusters/member1")
     assert git(repo.path, "rev-parse", "clusters/member1~2") == recorded, "on top of the hand edit"
     assert web_replicas(repo.path, tip, WEB_IN_SHARD) == 3
@@ -195,3 +201,26 @@ def test_a_cluster_no_group_takes_is_an_error_at_the_configuration(tmp_path: Pat
         text = done.stdout + done.stderr
         assert "gitops-karmada.yaml" in text and "output.groups" in text, verb
         assert "cluster member2 belongs to no group" in text, verb
+
+
+def test_the_daemon_in_remote_mode_pushes_the_shards_before_the_source_branch(tmp_path: Path) -> None:
+    from tests.cli.watch_harness import Daemon, Remote, clone, wait_for
+
+    remote = Remote.create(tmp_path)
+    set_mode(remote.user, "  mode: branch-per-cluster\n")
+    remote.user.commit("one branch per cluster")
+    git(remote.user.path, "push", "-q", "origin", "main")
+    work = tmp_path / "daemon"
+    clone(remote.bare, work)
+    with Daemon.start(
+        work, "--remote", "origin", "--interval", "0.3", log_path=tmp_path / "daemon.log"
+    ) as daemon:
+        wait_for(lambda: remote.reconciled(remote.user.head()), "the first reconcile")
+        assert "clusters" not in git(remote.bare, "ls-tree", "--name-only", "main").splitlines()
+        source = remote.push_change(6)
+        wait_for(lambda: remote.reconciled(source), "the reconcile of the push")
+        record = yaml.safe_load(git(remote.bare, "show", "main:karmada-state/shards.yaml"))
+        for shard in record["shards"]:
+            assert git(remote.bare, "rev-parse", f"refs/heads/clusters/{shard['name']}") == shard["commit"]
+        assert web_replicas(remote.bare, "clusters/member1", WEB_IN_SHARD) in (3, 4)
+        assert daemon.terminate() == 0
