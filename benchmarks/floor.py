@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters.git_fast_import import quote_path
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.shard_store import output_view
-from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents, load_yaml_documents
+from gitops_karmada.core.layout import RepoLayout
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
