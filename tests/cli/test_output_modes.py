@@ -195,3 +195,22 @@ def test_a_cluster_no_group_takes_is_an_error_at_the_configuration(tmp_path: Pat
         text = done.stdout + done.stderr
         assert "gitops-karmada.yaml" in text and "output.groups" in text, verb
         assert "cluster member2 belongs to no group" in text, verb
+
+
+def test_two_groups_on_one_branch_of_one_repository_are_an_error_at_the_configuration(tmp_path: Path) -> None:
+    """Each push of a group's branch would replace the other group's files there (before, validate took it,
+    and the remote branch held one group's clusters only)."""
+    repo = shop_fleet(tmp_path)
+    set_mode(
+        repo,
+        "  mode: repo-per-group\n  groups:\n"
+        "    - name: eu\n      remote: fleet-out\n      clusters: [member1, member2]\n"
+        "    - name: us\n      remote: fleet-out\n      folder: us\n      clusters: [member3]\n",
+    )
+    repo.commit("two groups on main of fleet-out")
+    for verb in ("validate", "reconcile"):
+        done = repo.cli(verb, check=1)
+        text = done.stdout + done.stderr
+        assert "gitops-karmada.yaml" in text, verb
+        assert "groups eu and us both write branch main of fleet-out" in text, verb
+
