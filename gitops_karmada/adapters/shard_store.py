@@ -209,6 +209,13 @@ def write_output(
         return OutputWrite(
             store.commit(parent=source, ref=ref, changes=changes, message=message, written=written)
         )
+    for shard in plan.shards().values():
+        if shard.ref == ref:  # the shard's commit would replace the inputs and records on the branch
+            raise GitError(
+                "write",
+                f"output.branch makes {shard.branch}, the branch being reconciled, the branch of cluster "
+                f"{shard.name}: choose an output.branch that names no source branch; nothing was written",
+            )
     runner = store.runner
     record_path = shards_path(layout)
     base = view.rev

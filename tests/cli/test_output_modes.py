@@ -214,3 +214,23 @@ def test_two_groups_on_one_branch_of_one_repository_are_an_error_at_the_configur
         assert "gitops-karmada.yaml" in text, verb
         assert "groups eu and us both write branch main of fleet-out" in text, verb
 
+
+def test_a_cluster_branch_that_is_the_branch_reconciled_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    """``output.branch: "{cluster}"`` with the fleet on a branch named as a cluster: the shard commit would
+    replace the inputs and records on the branch (before, it did, and the run then failed)."""
+    repo = shop_fleet(tmp_path)
+    set_mode(repo, '  mode: branch-per-cluster\n  branch: "{cluster}"\n')
+    repo.commit("a branch per cluster, named as the cluster")
+    git(repo.path, "branch", "-q", "-m", "member1")
+    source = repo.head()
+
+    done = repo.cli("reconcile", check=1)
+    assert "output.branch makes member1, the branch being reconciled, the branch of cluster member1" in (
+        done.stdout + done.stderr
+    )
+    assert git(repo.path, "rev-parse", "refs/heads/member1") == source, "the source branch is as it was"
+    assert git(repo.path, "for-each-ref", "--format=%(refname)", "refs/heads/") == "refs/heads/member1"
+    assert repo.status() == ""
+
