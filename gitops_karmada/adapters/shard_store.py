@@ -406,11 +406,19 @@ def fetch_missing_shards(store: GitStore, source: str, layout: RepoLayout, remot
 
 
 def push_shards(
-    store: GitStore, source: str, layout: RepoLayout, remote: str, written: tuple[ShardWrite, ...] = ()
+    store: GitStore,
+    source: str,
+    layout: RepoLayout,
+    remote: str,
+    written: tuple[ShardWrite, ...] = (),
+    *,
+    source_branch: str | None = None,
 ) -> int:
     """Push every shard ``source`` records, and those ``written`` emptied, to its remote branch (a group's to
     its own remote, the others to ``remote``), one push per remote, before the source branch is pushed: the
-    remote's source branch never names a shard commit the remote lacks. The number of shards pushed."""
+    remote's source branch never names a shard commit the remote lacks. A shard whose branch is the source
+    branch's (``source_branch`` of ``remote``) is refused before anything is pushed. The number of shards
+    pushed."""
     record = recorded_shards(store, source, layout)
     heads: dict[str, tuple[Shard, str]] = {}
     for recorded in record.shards if record is not None else ():
@@ -419,6 +427,13 @@ def push_shards(
         heads.setdefault(write.shard.name, (write.shard, write.new))
     by_remote: dict[str, dict[str, str]] = {}
     for shard, commit in heads.values():
+        if (shard.remote or remote, shard.branch) == (remote, source_branch):
+            raise GitError(
+                "push",
+                f"output shard {shard.name} would be pushed to {remote} {source_branch}, the branch the "
+                "fleet itself is pushed to: give it a branch of its own in gitops-karmada.yaml; nothing was "
+                "pushed",
+            )
         by_remote.setdefault(shard.remote or remote, {})[shard.branch] = commit
     for target, refs in sorted(by_remote.items()):
         store.push_refs(target, refs)

@@ -234,3 +234,28 @@ def test_a_cluster_branch_that_is_the_branch_reconciled_is_refused_before_anythi
     assert git(repo.path, "for-each-ref", "--format=%(refname)", "refs/heads/") == "refs/heads/member1"
     assert repo.status() == ""
 
+
+def test_a_group_on_the_branch_the_fleet_is_pushed_to_is_refused_before_anything_is_pushed(
+    tmp_path: Path,
+) -> None:
+    """A group on the source repository's own remote, with the default branch main: before, the group's push
+    was rejected and the run reported a diverged branch."""
+    repo = shop_fleet(tmp_path)
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    set_mode(
+        repo,
+        "  mode: repo-per-group\n  groups:\n"
+        "    - name: all\n      remote: origin\n      clusters: [member1, member2, member3]\n",
+    )
+    repo.commit("one group, on origin's main")
+    git(repo.path, "remote", "add", "origin", str(origin))
+    git(repo.path, "push", "-q", "-u", "origin", "main")
+    pushed = git(origin, "rev-parse", "main")
+
+    done = repo.cli("reconcile", "--push", check=1)
+    assert "output shard all would be pushed to origin main, the branch the fleet itself is pushed to" in (
+        done.stdout + done.stderr
+    )
+    assert "diverged" not in done.stdout + done.stderr
+    assert git(origin, "rev-parse", "main") == pushed, "nothing pushed"
