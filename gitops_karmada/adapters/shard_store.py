@@ -217,6 +217,13 @@ def write_output(
         return OutputWrite(
             store.commit(parent=source, ref=ref, changes=changes, message=message, written=written)
         )
+    for shard in plan.shards().values():
+        if shard.ref == ref:  # the shard's commit would replace the inputs and records on the branch
+            raise GitError(
+                "write",
+                f"output.branch makes {shard.branch}, the branch being reconciled, the branch of cluster "
+                f"{shard.name}: choose an output.branch that names no source branch; nothing was written",
+            )
     runner = store.runner
     record_path = shards_path(layout)
     base = view.rev
@@ -428,11 +435,19 @@ def fetch_missing_shards(store: GitStore, source: str, layout: RepoLayout, remot
 
 
 def push_shards(
-    store: GitStore, source: str, layout: RepoLayout, remote: str, written: tuple[ShardWrite, ...] = ()
+    store: GitStore,
+    source: str,
+    layout: RepoLayout,
+    remote: str,
+    written: tuple[ShardWrite, ...] = (),
+    *,
+    source_branch: str | None = None,
 ) -> int:
     """Push every shard ``source`` records, and those ``written`` emptied, to its remote branch (a group's to
     its own remote, the others to ``remote``), one push per remote, before the source branch is pushed: the
-    remote's source branch never names a shard commit the remote lacks. The number of shards pushed."""
+    remote's source branch never names a shard commit the remote lacks. A shard whose branch is the source
+    branch's (``source_branch`` of ``remote``) is refused before anything is pushed. The number of shards
+    pushed."""
     record = recorded_shards(store, source, layout)
     heads: dict[str, tuple[Shard, str]] = {}
     for recorded in record.shards if record is not None else ():
@@ -441,6 +456,13 @@ def push_shards(
         heads.setdefault(write.shard.name, (write.shard, write.new))
     by_remote: dict[str, dict[str, str]] = {}
     for shard, commit in heads.values():
+        if (shard.remote or remote, shard.branch) == (remote, source_branch):
+            raise GitError(
+                "push",
+                f"output shard {shard.name} would be pushed to {remote} {source_branch}, the branch the "
+                "fleet itself is pushed to: give it a branch of its own in gitops-karmada.yaml; nothing was "
+                "pushed",
+            )
         by_remote.setdefault(shard.remote or remote, {})[shard.branch] = commit
     for target, refs in sorted(by_remote.items()):
         store.push_refs(target, refs)

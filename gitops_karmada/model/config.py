@@ -132,6 +132,14 @@ class OutputLayout(ApiModel):
         names = [g.name for g in self.groups]
         if len(set(names)) != len(names):
             raise ValueError("groups: each group needs a name of its own")
+        targets: dict[tuple[str, str], str] = {}
+        for group in self.groups:  # two groups on one branch: each push would replace the other's files
+            other = targets.setdefault((group.remote, group.branch), group.name)
+            if other != group.name:
+                raise ValueError(
+                    f"groups {other} and {group.name} both write branch {group.branch} of {group.remote}: "
+                    "each group needs a branch of its own"
+                )
         return self
 
     @field_validator("clusters_dir", "state_dir", "snapshots_dir")

@@ -571,7 +571,12 @@ def reconcile_and_push(
             return outcome
         try:
             push_shards(
-                store, store.resolve(ref), RepoLayout.of(read_config(store, ref)[0]), remote, outcome.shards
+                store,
+                store.resolve(ref),
+                RepoLayout.of(read_config(store, ref)[0]),
+                remote,
+                outcome.shards,
+                source_branch=remote_branch,
             )
             store.push(remote, ref, remote_branch)
         except GitError as err:

@@ -224,3 +224,67 @@ def test_the_daemon_in_remote_mode_pushes_the_shards_before_the_source_branch(tm
             assert git(remote.bare, "rev-parse", f"refs/heads/clusters/{shard['name']}") == shard["commit"]
         assert web_replicas(remote.bare, "clusters/member1", WEB_IN_SHARD) in (3, 4)
         assert daemon.terminate() == 0
+
+
+def test_two_groups_on_one_branch_of_one_repository_are_an_error_at_the_configuration(tmp_path: Path) -> None:
+    """Each push of a group's branch would replace the other group's files there (before, validate took it,
+    and the remote branch held one group's clusters only)."""
+    repo = shop_fleet(tmp_path)
+    set_mode(
+        repo,
+        "  mode: repo-per-group\n  groups:\n"
+        "    - name: eu\n      remote: fleet-out\n      clusters: [member1, member2]\n"
+        "    - name: us\n      remote: fleet-out\n      folder: us\n      clusters: [member3]\n",
+    )
+    repo.commit("two groups on main of fleet-out")
+    for verb in ("validate", "reconcile"):
+        done = repo.cli(verb, check=1)
+        text = done.stdout + done.stderr
+        assert "gitops-karmada.yaml" in text, verb
+        assert "groups eu and us both write branch main of fleet-out" in text, verb
+
+
+def test_a_cluster_branch_that_is_the_branch_reconciled_is_refused_before_anything_is_written(
+    tmp_path: Path,
+) -> None:
+    """``output.branch: "{cluster}"`` with the fleet on a branch named as a cluster: the shard commit would
+    replace the inputs and records on the branch (before, it did, and the run then failed)."""
+    repo = shop_fleet(tmp_path)
+    set_mode(repo, '  mode: branch-per-cluster\n  branch: "{cluster}"\n')
+    repo.commit("a branch per cluster, named as the cluster")
+    git(repo.path, "branch", "-q", "-m", "member1")
+    source = repo.head()
+
+    done = repo.cli("reconcile", check=1)
+    assert "output.branch makes member1, the branch being reconciled, the branch of cluster member1" in (
+        done.stdout + done.stderr
+    )
+    assert git(repo.path, "rev-parse", "refs/heads/member1") == source, "the source branch is as it was"
+    assert git(repo.path, "for-each-ref", "--format=%(refname)", "refs/heads/") == "refs/heads/member1"
+    assert repo.status() == ""
+
+
+def test_a_group_on_the_branch_the_fleet_is_pushed_to_is_refused_before_anything_is_pushed(
+    tmp_path: Path,
+) -> None:
+    """A group on the source repository's own remote, with the default branch main: before, the group's push
+    was rejected and the run reported a diverged branch."""
+    repo = shop_fleet(tmp_path)
+    origin = tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", str(origin))
+    set_mode(
+        repo,
+        "  mode: repo-per-group\n  groups:\n"
+        "    - name: all\n      remote: origin\n      clusters: [member1, member2, member3]\n",
+    )
+    repo.commit("one group, on origin's main")
+    git(repo.path, "remote", "add", "origin", str(origin))
+    git(repo.path, "push", "-q", "-u", "origin", "main")
+    pushed = git(origin, "rev-parse", "main")
+
+    done = repo.cli("reconcile", "--push", check=1)
+    assert "output shard all would be pushed to origin main, the branch the fleet itself is pushed to" in (
+        done.stdout + done.stderr
+    )
+    assert "diverged" not in done.stdout + done.stderr
+    assert git(origin, "rev-parse", "main") == pushed, "nothing pushed"
