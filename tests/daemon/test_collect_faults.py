@@ -8,6 +8,7 @@ hung cluster lasts seconds.
 from __future__ import annotations
 
 import resource
+import signal
 import stat
 import threading
 import time
@@ -26,6 +27,8 @@ from gitops_karmada.daemon.status import DaemonStatus, Snapshot
 from gitops_karmada.usecases.collect import Member
 from tests.builders import cluster_doc, configmap
 from tests.cli.test_watch_collect import ready, snapshot_at, status_commits
+from tests.cli.watch_harness import TIMEOUT as DAEMON_TIMEOUT
+from tests.cli.watch_harness import Daemon, wait_for
 from tests.fleet import FleetRepo
 from tests.kube_api import Answer, KubeApi, closed_port, kubeconfig, object_list
 
@@ -131,7 +134,8 @@ def members(tmp_path: Path, api: KubeApi) -> tuple[Member, ...]:
 
 
 def kubectls_left(script: Path) -> list[str]:
-    """Processes started as the fake kubectl (or what it exec'd), found by the variable naming it."""
+    """Processes started as the fake kubectl (or what it exec'd), found by the variable naming it (a daemon
+    started by a test has it too)."""
     mark = f"GITOPS_KARMADA_KUBECTL={script}".encode()
     left = []
     for process in Path("/proc").iterdir():
@@ -139,7 +143,9 @@ def kubectls_left(script: Path) -> list[str]:
             continue
         try:
             if mark in (process / "environ").read_bytes().split(b"\0"):
-                left.append((process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+                command = (process / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                if "-m gitops_karmada " not in command:  # the daemon that runs them
+                    left.append(command)
         except OSError:
             continue
     return left
@@ -235,3 +241,33 @@ def test_a_hung_cluster_costs_a_round_one_bound_and_stopping_kills_it(
     while kubectls_left(fake_kubectl) and time.monotonic() < wait:
         time.sleep(0.05)
     assert kubectls_left(fake_kubectl) == [], "no kubectl left behind"
+
+
+def test_sigterm_during_a_hung_collection_stops_the_daemon_at_once_and_leaves_no_kubectl(
+    tmp_path: Path, fake_kubectl: Path
+) -> None:
+    """The real daemon (a subprocess) collecting a cluster whose kubectl hangs, with the smallest
+    ``--collect-timeout`` (a bound of 10.1 s): SIGTERM kills the call in flight and the daemon exits 0 at
+    once; it used to wait the bound out and exit leaving the hung kubectl running in its own session."""
+    repo = fleet(tmp_path)
+    config = kubeconfig(tmp_path / "hang.kubeconfig", f"http://127.0.0.1:{closed_port()}")
+    args = (
+        "--interval",
+        "60",
+        "--collect-interval",
+        "30",
+        "--collect-timeout",
+        "0.1",
+        "--collect",
+        f"hang1={config}",
+    )
+    with Daemon.start(repo.path, *args, log_path=tmp_path / "daemon.log") as daemon:
+        wait_for(lambda: kubectls_left(fake_kubectl) != [], "the hung kubectl")
+        daemon.process.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+        assert daemon.process.wait(timeout=DAEMON_TIMEOUT) == 0, daemon.log()
+        assert time.monotonic() - began < 3, "SIGTERM waited for the hung kubectl"
+    wait_for(lambda: kubectls_left(fake_kubectl) == [], "no kubectl left behind", timeout=5)
+    entries = daemon.entries()
+    assert not [e for e in entries if e["level"] in ("error", "warning") and "hang1" in e["msg"]], entries
+    assert entries[-1]["msg"] == "stopped"
