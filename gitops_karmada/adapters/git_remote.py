@@ -2,14 +2,18 @@
 lease on the remote's tip (the fetch is in ``git_fetch``, through GitPython).
 
 A push rejected because the remote branch moved on, and a network failure, are ``GitError(temporary=True)``
-(the caller fetches, rerenders and retries); everything else is permanent.
+(the caller fetches, rerenders and retries); everything else is permanent. Pushes and ``ls-remote`` carry a
+harmless configuration entry naming this process on their command line, by which ``abandon_remote_calls``
+finds and kills them (a daemon asked to stop must not wait out ``NETWORK_TIMEOUT_SECONDS``).
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_process import GitRunner, git_error, stderr_tail
+from gitops_karmada.adapters.process_tree import kill_children_running
 from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
@@ -47,6 +51,18 @@ _TRANSIENT_MARKERS = (
 )
 # Reasons in ``git push --porcelain`` output that mean "someone else updated the branch first".
 _RACE_REASONS = ("non-fast-forward", "fetch first", "stale info", "cannot lock ref", "failed to update ref")
+
+
+def _mark() -> str:
+    """``-c`` value on the command line of this process's pushes and ls-remotes (the pid at call time: a
+    forked process marks its own)."""
+    return f"gitops-karmada.abandonable={os.getpid()}"
+
+
+def abandon_remote_calls() -> int:
+    """Kill this process's pushes and ls-remotes in flight (and what they started: an SSH command, the
+    remote's receive-pack and hooks on a local remote); each ends in a ``GitError``. The number killed."""
+    return kill_children_running(f"-c {_mark()} ")
 
 
 def is_transient_failure(stderr: str) -> bool:
@@ -138,7 +154,7 @@ def _push(
     """``git push --porcelain``; a rejection because the remote branch moved, or a network failure, is
     GitError(temporary=True)."""
     done = runner.run(
-        ["push", "--porcelain", *options, "--end-of-options", remote, *refspecs],
+        ["-c", _mark(), "push", "--porcelain", *options, "--end-of-options", remote, *refspecs],
         operation="push",
         what=what,
         env={**_UNATTENDED, **(env or {})},
@@ -170,7 +186,7 @@ def remote_tip(
     when it has no such branch. Failures are GitError(temporary=True): callers only poll with it."""
     check_branch_name(runner, "ls-remote", branch)
     done = runner.run(
-        ["ls-remote", "--end-of-options", remote, f"refs/heads/{branch}"],
+        ["-c", _mark(), "ls-remote", "--end-of-options", remote, f"refs/heads/{branch}"],
         operation="ls-remote",
         what=f"asking {remote} where {branch} is",
         env={**_UNATTENDED, **(env or {})},

@@ -2,11 +2,13 @@
 status commit with the snapshots that need it (``usecases.collect``).
 
 A thread of its own, so a slow or silent cluster never holds a reconcile back: it takes no lock of the
-worker's. The worker never writes the status branch in local mode, and every write of it is a
-compare-and-swap (``record_snapshots``), so an external ``collect`` racing the daemon's is retried on top.
-In remote mode the worker moves the local status branch to the remote's on each run; the loop records
-on the remote's fetched tip and pushes its commit by id with a lease on that tip, so the local branch moving
-meanwhile costs at most a rejected push and one more attempt.
+worker's. The clusters of a round are read at once (``usecases.collect.observe_members``), so a hung one costs
+the round one kubectl bound, not one per cluster; stopping kills the kubectl calls in flight. The worker
+never writes the status branch in local mode, and every write of it is a compare-and-swap
+(``record_snapshots``), so an external ``collect`` racing the daemon's is retried on top. In remote mode the
+worker moves the local status branch to the remote's on each run; the loop records on the remote's fetched
+tip and pushes its commit by id with a lease on that tip, so the local branch moving meanwhile costs at most
+a rejected push and one more attempt.
 
 The fleet commit read is the one the daemon last reconciled (its cluster folders are what the member
 clusters should hold), or the branch tip before the first run. Nothing a round does may take the daemon
@@ -22,13 +24,14 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from gitops_karmada.adapters.cluster_reader import Cancellation
 from gitops_karmada.model.errors import GitError, GitopsKarmadaError
 from gitops_karmada.usecases.collect import (
     FleetForCollect,
-    Member,
+    Observation,
     RoundOutcome,
     fleet_at,
-    observe_member,
+    observe_members,
     ready_of,
     record_round,
 )
@@ -68,6 +71,7 @@ class CollectLoop:
         """Called after a status commit was recorded (and pushed): wakes the worker."""
         self.clock = clock
         self._stop = threading.Event()
+        self._cancellation = Cancellation()
         self._thread = threading.Thread(target=self._loop, name="collector", daemon=True)
         self._fleet: FleetForCollect | None = None
         self._ready: dict[str, str] = {}
@@ -81,9 +85,10 @@ class CollectLoop:
 
     def stop(self) -> None:
         self._stop.set()
+        self._cancellation.cancel()
 
     def join(self) -> None:
-        """Wait for the round in progress to give up (at most one request's bound)."""
+        """Wait for the round in progress to give up (its kubectl calls are killed by ``stop``)."""
         self._thread.join(timeout=self.settings.stop_bound)
         if self._thread.is_alive():
             self.log.warning("the collector is still waiting for a cluster; stopping without it")
@@ -119,13 +124,20 @@ class CollectLoop:
     def run_round(self) -> RoundOutcome | None:
         """Read every configured cluster, then record (and push) what needs recording; None when stopped."""
         fleet = self._fleet_now()
-        observed = []
-        for member in self.settings.members:
-            if self._stop.is_set():
-                return None
-            snapshot = self._observe(fleet, member)
-            if snapshot is not None:
-                observed.append(snapshot)
+        if self._stop.is_set():
+            return None
+        observations = observe_members(
+            self.store,
+            fleet,
+            self.settings.members,
+            now=self.clock(),
+            timeout=self.settings.timeout,
+            margin=self.settings.margin,
+            cancellation=self._cancellation,
+        )
+        if self._stop.is_set():
+            return None
+        observed = [s for o in observations if (s := self._observed(o)) is not None]
         if self._stop.is_set():
             return None
         if not observed:
@@ -163,23 +175,17 @@ class CollectLoop:
                 grace,
             )
 
-    def _observe(self, fleet: FleetForCollect, member: Member) -> ClusterStatusSnapshot | None:
-        """One cluster's snapshot as read; None (and an error line) when it cannot be collected."""
-        started = time.monotonic()
-        try:
-            snapshot = observe_member(
-                self.store, fleet, member, now=self.clock(), timeout=self.settings.timeout
-            )
-        except Exception as err:  # one cluster's problem never stops the others' collection
+    def _observed(self, observation: Observation) -> ClusterStatusSnapshot | None:
+        """One cluster's snapshot as read; None (and an error line) when it could not be collected."""
+        member, err = observation.member, observation.error
+        if err is not None:  # one cluster's problem never stops the others' collection
             self.metrics.collect.errors.labels(member_cluster=member.name).inc()
             self.log.bind(cluster=member.name).opt(exception=not isinstance(err, GitopsKarmadaError)).error(
                 "cannot collect {}: {}", member.name, err
             )
             return None
-        self.metrics.collect.sync_duration.labels(member_cluster=member.name).observe(
-            time.monotonic() - started
-        )
-        return snapshot
+        self.metrics.collect.sync_duration.labels(member_cluster=member.name).observe(observation.seconds)
+        return observation.snapshot
 
     def _report(self, outcome: RoundOutcome, branch: str) -> None:
         for snapshot in outcome.snapshots:
@@ -189,7 +195,8 @@ class CollectLoop:
             )
             if self._ready.get(snapshot.cluster) != ready["status"]:
                 self._ready[snapshot.cluster] = ready["status"]
-                (self.log.info if ready["status"] == "True" else self.log.warning)(
+                log = self.log.bind(cluster=snapshot.cluster)
+                (log.info if ready["status"] == "True" else log.warning)(
                     "{} is Ready={} ({}: {})",
                     snapshot.cluster,
                     ready["status"],

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from loguru import logger
 
 from gitops_karmada.adapters.git_fetch import abandon_fetches
+from gitops_karmada.adapters.git_remote import abandon_remote_calls
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.daemon.collect_loop import CollectLoop
 from gitops_karmada.daemon.metrics import DaemonMetrics
@@ -133,9 +134,11 @@ def handle_signals(daemon: Daemon) -> None:
         daemon.worker.stop()
         if daemon.collect_loop is not None:
             daemon.collect_loop.stop()
-        # a fetch can hang for its whole bound (10 minutes): stopping does not wait for it
+        # a fetch, a push or an ls-remote can hang for its whole bound (10 minutes): stopping does not wait
         if abandon_fetches():
             logger.bind(logger="watch").info("abandoned the fetch in flight")
+        if abandon_remote_calls():
+            logger.bind(logger="watch").info("abandoned the push or ls-remote in flight")
 
     def run_now(_signum: int, _frame: FrameType | None) -> None:
         # the configuration lives in the repository and is read afresh by every run: run now

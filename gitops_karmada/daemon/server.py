@@ -12,6 +12,7 @@ connections, read deadline, header bytes) are in ``connections`` and ``header_bu
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hmac
 import socket
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from loguru import logger
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from gitops_karmada.daemon.connections import BoundedHTTPServer
+from gitops_karmada.daemon.connections import QUIET_ERRORS, BoundedHTTPServer
 from gitops_karmada.daemon.header_budget import HeaderBudget, HeadersTooLarge
 from gitops_karmada.daemon.page import explain_page, status_page
 from gitops_karmada.daemon.rate_limit import TokenBucket
@@ -134,6 +135,8 @@ class _Handler(BaseHTTPRequestHandler):
     app: App
     server: BoundedHTTPServer
     budget: HeaderBudget
+    answering: bool
+    """Whether this request's answer was begun (``send_response``): past that, a failure can only close."""
     server_version = "gitops-karmada"
     protocol_version = "HTTP/1.1"
     timeout = SOCKET_TIMEOUT_SECONDS
@@ -150,11 +153,32 @@ class _Handler(BaseHTTPRequestHandler):
         # the request line and headers must arrive within the read timeout (an idle keep-alive too)
         self.server.deadlines.arm(self.connection, self.server.limits.read_timeout)
         self.budget.reset()
+        self.answering = False
         try:
             super().handle_one_request()
         except HeadersTooLarge:  # the request line alone is over the budget
             self.requestline, self.request_version, self.command = "", "", ""
             self._refuse_headers()
+        except QUIET_ERRORS:
+            raise  # the client went away: one debug line (``BoundedHTTPServer.handle_error``)
+        except Exception as err:  # a bug: the client gets a 500, the log one record with the traceback
+            self._failed(err)
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self.answering = True
+        super().send_response(code, message)
+
+    def _failed(self, err: Exception) -> None:
+        path = urllib.parse.urlsplit(self.path).path
+        logger.bind(logger="http", client=self.client_address[0]).opt(exception=err).error(
+            "{} {} failed: {}: {}", self.command, path, type(err).__name__, " ".join(str(err).split())
+        )
+        self.close_connection = True
+        if self.answering:  # part of an answer is out: nothing but closing can follow it
+            return
+        with contextlib.suppress(OSError):
+            self._send(500, b"internal error; see the daemon's log\n", "text/plain",
+                       body=self.command != "HEAD")  # fmt: skip
 
     def parse_request(self) -> bool:
         parsed = super().parse_request()

@@ -119,8 +119,11 @@ class CollectLoopSettings:
     """Seconds from the start of one round to the start of the next."""
     timeout: float = 10.0
     """Seconds one request to a cluster may take."""
+    margin: float = KUBECTL_MARGIN_SECONDS
+    """Beyond ``timeout``: kubectl's start and a credential plugin's run, before a call is killed."""
 
     @property
     def stop_bound(self) -> float:
-        """How long a request in flight can keep the collect loop from stopping (kubectl's own bound)."""
-        return self.timeout + KUBECTL_MARGIN_SECONDS
+        """How long a request in flight could keep the collect loop from stopping (kubectl's own bound; the
+        calls in flight are killed when it stops, so this is only the last resort of ``join``)."""
+        return self.timeout + self.margin

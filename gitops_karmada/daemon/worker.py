@@ -130,7 +130,7 @@ class Worker:
     def _failed(self, err: Exception, started: float) -> float:
         """Log and record a failed run; the delay before the next (backoff)."""
         if self.stopping and isinstance(err, GitError):
-            # SIGTERM abandoned the fetch in flight: not a failure of the remote
+            # SIGTERM abandoned the fetch, push or ls-remote in flight: not a failure of the remote
             logger.bind(logger="watch").info("stopping: the run in progress was abandoned ({})", err)
             return 0.0
         self._failures += 1

@@ -11,6 +11,8 @@ each cluster's object list.
 
 from __future__ import annotations
 
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +20,7 @@ from loguru import logger
 from pydantic import ValidationError
 
 from gitops_karmada import __version__
-from gitops_karmada.adapters.cluster_reader import collect_cluster
+from gitops_karmada.adapters.cluster_reader import KUBECTL_MARGIN_SECONDS, Cancellation, collect_cluster
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.adapters.status_store import (
     branch_ref,
@@ -191,7 +193,14 @@ def cluster_objects(store: GitStore, fleet: FleetForCollect, cluster: str) -> Cl
 
 
 def observe_member(
-    store: GitStore, fleet: FleetForCollect, member: Member, *, now: datetime, timeout: float
+    store: GitStore,
+    fleet: FleetForCollect,
+    member: Member,
+    *,
+    now: datetime,
+    timeout: float,
+    margin: float = KUBECTL_MARGIN_SECONDS,
+    cancellation: Cancellation | None = None,
 ) -> ClusterStatusSnapshot:
     """What ``member`` reports at ``now``, as read (nothing carried over). CollectInputError when it is not
     in the fleet's inventory; CollectError when kubectl cannot be run or use the kubeconfig."""
@@ -205,7 +214,73 @@ def observe_member(
         plurals=objects.plurals,
         now=now,
         timeout=timeout,
+        margin=margin,
+        cancellation=cancellation,
     )
+
+
+MAX_READERS = 8
+"""Member clusters read at once by ``observe_members``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One member's part of a round: its snapshot as read, or why there is none."""
+
+    member: Member
+    snapshot: ClusterStatusSnapshot | None
+    error: Exception | None
+    seconds: float
+    """How long reading it took."""
+
+
+def observe_members(
+    store: GitStore,
+    fleet: FleetForCollect,
+    members: Sequence[Member],
+    *,
+    now: datetime,
+    timeout: float,
+    margin: float = KUBECTL_MARGIN_SECONDS,
+    cancellation: Cancellation | None = None,
+) -> list[Observation]:
+    """``observe_member`` for each of ``members``, in their order. The object lists are read from git first,
+    in turn (the store is not shared between threads); the clusters are then read at once, up to
+    ``MAX_READERS`` of them, so a hung cluster costs the round one kubectl bound, not one per cluster. One
+    member's failure is its ``Observation``'s error and never stops the others."""
+    prepared: list[ClusterObjects | Exception] = []
+    for member in members:
+        try:
+            require_member(fleet, member.name, fleet.commit[:12])
+            prepared.append(cluster_objects(store, fleet, member.name))
+        except Exception as err:  # one member's problem is reported with its observation
+            prepared.append(err)
+
+    def read(member: Member, objects: ClusterObjects | Exception) -> Observation:
+        if isinstance(objects, Exception):
+            return Observation(member, None, objects, 0.0)
+        started = time.monotonic()
+        try:
+            snapshot = collect_cluster(
+                member.name,
+                kubeconfig=member.kubeconfig,
+                context=member.context,
+                objects=objects.identities,
+                plurals=objects.plurals,
+                now=now,
+                timeout=timeout,
+                margin=margin,
+                cancellation=cancellation,
+            )
+        except Exception as err:  # reported by the caller, per member
+            return Observation(member, None, err, time.monotonic() - started)
+        return Observation(member, snapshot, None, time.monotonic() - started)
+
+    if not members:
+        return []
+    workers = min(MAX_READERS, len(members))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="collect") as pool:
+        return list(pool.map(read, members, prepared))
 
 
 def previous_snapshot(store: GitStore, branch: str, cluster: str) -> ClusterStatusSnapshot | None:

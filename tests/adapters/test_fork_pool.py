@@ -7,9 +7,12 @@ diagnostics with and without children.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
+import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -154,6 +157,101 @@ def test_a_child_that_dies_has_its_slices_redone_here() -> None:
 
     assert found == [item * 3 for item in range(60)]
     assert lines and all("a worker process failed on" in line and "wait status" in line for line in lines)
+
+
+DEPLOYMENT_RIC: dict[str, Any] = {
+    "apiVersion": "config.karmada.io/v1alpha1",
+    "kind": "ResourceInterpreterCustomization",
+    "metadata": {"name": "deployments"},
+    "spec": {
+        "target": {"apiVersion": "apps/v1", "kind": "Deployment"},
+        "customizations": {
+            "replicaResource": {
+                "luaScript": "function GetReplicas(obj)\n  return obj.spec.replicas, {}\nend\n"
+            }
+        },
+    },
+}
+"""Every Deployment's replicas asked of Lua: each forked child starts a Lua worker of its own."""
+
+
+def _children() -> set[int]:
+    found: set[int] = set()
+    for task in Path("/proc/self/task").iterdir():
+        with contextlib.suppress(OSError):
+            found |= {int(pid) for pid in (task / "children").read_text().split()}
+    return found
+
+
+def _group() -> set[int]:
+    """This process group's processes but this one and its ancestors: forked children, their Lua workers
+    (a worker whose child was killed would be left here, reparented)."""
+    ancestors, pid = set(), os.getpid()
+    while pid > 1:
+        ancestors.add(pid)
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) not in ancestors:
+            with contextlib.suppress(OSError, IndexError):
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == os.getpgrp():
+                    found.add(int(entry.name))
+    return found
+
+
+def test_a_child_killed_mid_run_has_its_slices_redone_and_leaves_no_process(tmp_path: Path) -> None:
+    """A first reconcile of 600 templates over two forked children (the default of 256 items per process
+    and more), one of them killed with SIGKILL while it works: the files are the ones a run without children
+    makes, byte for byte, the death is one warning, the dead child is reaped and its Lua worker gone."""
+    root = tmp_path / "fleet"
+    write_karmada_fleet(root, 600, 60, 6)
+    (root / "interpreters.yaml").write_text(dump_yaml(DEPLOYMENT_RIC))
+    state = read_worktree(root, datetime(2026, 1, 1, tzinfo=UTC))
+    alone = reconcile(state.request.with_ports(fan_out=None))
+    assert alone.input_ok and alone.files
+    children, group = _children(), _group()  # the Lua worker of this process, among others
+    killed: list[int] = []
+    its_lua: list[str] = []
+
+    over = threading.Event()
+
+    def kill_one() -> None:
+        while not over.is_set():
+            # the first child forked, once it is at work: it has started its Lua worker
+            for pid in sorted(_children() - children)[:1]:
+                with contextlib.suppress(OSError):
+                    its_lua.extend(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+                if its_lua:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    return
+            time.sleep(0.001)
+
+    killer = threading.Thread(target=kill_one)
+    lines: list[str] = []
+    sink = logger.add(lambda message: lines.append(str(message)), level="WARNING", format="{message}")
+    try:
+        killer.start()
+        spread = reconcile(state.request.with_ports(fan_out=ForkPool(workers=2, with_threads=True)))
+    finally:
+        over.set()
+        killer.join()
+        logger.remove(sink)
+
+    assert killed, "a child was forked and killed"
+    assert its_lua, "the killed child had started its Lua worker"
+    assert spread.files == alone.files
+    assert spread.diagnostics == alone.diagnostics
+    assert [line for line in lines if "worker process" in line] == [
+        next(line for line in lines if "no result (wait status 9)" in line)
+    ], lines
+    # reaped: a zombie would still be listed among this process's children
+    assert _children() == children
+    deadline = time.monotonic() + 5
+    while (left := _group() - group) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not left, [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left]
 
 
 def test_an_error_everywhere_raises_in_the_parent() -> None:

@@ -169,6 +169,36 @@ def test_a_hung_fetch_is_logged_turns_readiness_off_and_does_not_hold_sigterm(tm
     assert any(e["msg"] == "stopped" for e in daemon.entries())
 
 
+def test_a_hung_push_does_not_hold_sigterm(tmp_path: Path) -> None:
+    """A pre-receive hook on the remote that hangs on the daemon's reconcile commits (and records its process
+    id): SIGTERM kills the push and everything it started (the local remote's receive-pack and its hook)
+    and exits 0 at once, instead of waiting out the push's 10-minute bound; the remote branch is untouched."""
+    remote = Remote.create(tmp_path)
+    pids = tmp_path / "pids"
+    hook = remote.bare / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\nwhile read old new ref; do\n"
+        f"  if git log -1 --format=%B \"$new\" | grep -q '^Source-Commit:'; then echo $$ >> {pids}; exec sleep 3600; fi\n"
+        "done\n"
+    )
+    hook.chmod(0o755)
+    tip = remote.tip()
+    with _remote_daemon(remote, tmp_path) as daemon:
+        wait_for(lambda: pids.exists() and pids.read_text().strip() != "", "the daemon's push to hang")
+        daemon.process.send_signal(signal.SIGTERM)
+        began = time.monotonic()
+        assert daemon.process.wait(timeout=TIMEOUT) == 0, daemon.log()
+        assert time.monotonic() - began < 10, "SIGTERM waited for the hung push"
+    hung = [int(pid) for pid in pids.read_text().split()]
+    wait_for(lambda: not any((Path("/proc") / str(pid)).exists() for pid in hung), "the hung hook to end")
+    messages = [e["msg"] for e in daemon.entries()]
+    assert "abandoned the push or ls-remote in flight" in messages, messages
+    assert any(m.startswith("stopping: the run in progress was abandoned") for m in messages), messages
+    assert not any(e["level"] == "error" for e in daemon.entries()), "stopping is not a failure"
+    assert remote.tip() == tip
+    assert messages[-1] == "stopped"
+
+
 def test_a_git_error_is_one_text_line(tmp_path: Path) -> None:
     """git's stderr has several lines; the daemon's text log keeps each record on one line that starts with
     its time."""

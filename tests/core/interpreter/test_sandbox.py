@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from types import MappingProxyType
 
 import pytest
@@ -293,14 +295,20 @@ def test_a_worker_killed_from_outside_fails_its_call_with_the_exit_code_and_is_r
     threading.Timer(0.2, os.kill, (pid, signal.SIGKILL)).start()
     with pytest.raises(LuaFailure, match=r"the Lua worker process ended \(exit code -9\)"):
         sandbox.call(LuaScript("hang", NEVER_RETURNS[0][1]), "F", (), 1)
+    # reaped by the failed call, not left a zombie: a zombie keeps its /proc entry until it is waited for
+    assert not Path(f"/proc/{pid}").exists()
     assert sandbox.call(echo, "F", (2,), 1) == [2]
-    # a worker that died between calls is replaced before the next one
+    # a worker that died between calls is replaced before the next one (and reaped then)
     replacement = worker._worker
     assert replacement.process.pid is not None
     assert replacement.process.pid != pid
     os.kill(replacement.process.pid, signal.SIGKILL)
-    replacement.process.join(5)
+    deadline = time.monotonic() + 5
+    while Path(f"/proc/{replacement.process.pid}/stat").read_text().split(") ")[1][0] != "Z":
+        assert time.monotonic() < deadline, "the killed worker never ended"
+        time.sleep(0.01)
     assert sandbox.call(echo, "F", (3,), 1) == [3]
+    assert not Path(f"/proc/{replacement.process.pid}").exists(), "left a zombie"
 
 
 def test_in_process_and_worker_answers_are_the_same() -> None:
