@@ -114,6 +114,30 @@ def push(
     _push(runner, (), remote, (f"{local_ref}:refs/heads/{remote_branch}",), what, env)
 
 
+def fetch_ref(
+    runner: GitRunner, remote: str, branch: str, ref: str, env: Mapping[str, str] | None = None
+) -> bool:
+    """Fetch ``branch`` of ``remote`` (a remote's name or a URL) into the local ``ref``, forced; False when
+    the remote has no such branch (a network failure is GitError(temporary=True)). Abandoned on SIGTERM as
+    a push is (``abandon_remote_calls``)."""
+    check_branch_name(runner, "fetch", branch)
+    what = f"fetching {branch} from {remote}"
+    done = runner.run(
+        ["-c", _mark(), "fetch", "--no-tags", "--end-of-options", remote, f"+refs/heads/{branch}:{ref}"],
+        operation="fetch",
+        what=what,
+        env={**_UNATTENDED, **(env or {})},
+        ok_codes=range(256),
+        timeout=NETWORK_TIMEOUT_SECONDS,
+    )
+    if done.returncode == 0:
+        return True
+    stderr = done.stderr.decode("utf-8", "replace")
+    if "couldn't find remote ref" in stderr.lower():
+        return False
+    raise git_error("fetch", what, stderr, temporary=is_transient_failure(stderr))
+
+
 def push_with_lease(
     runner: GitRunner,
     remote: str,

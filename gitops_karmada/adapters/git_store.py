@@ -740,20 +740,8 @@ class GitStore:
     def fetch_ref(self, remote: str, branch: str, ref: str) -> str | None:
         """Fetch ``branch`` of ``remote`` (a name or URL) into the local ``ref`` (forced: the remote is the
         truth); its commit, or None when the remote has no such branch."""
-        git_remote.check_branch_name(self._git, "fetch", branch)
-        done = self._git.run(
-            ["fetch", "--no-tags", "--end-of-options", remote, f"+refs/heads/{branch}:{ref}"],
-            operation="fetch",
-            what=f"fetching {branch} from {remote}",
-            env={**self.remote_access.environment(), "GIT_TERMINAL_PROMPT": "0"},
-            ok_codes=range(256),
-            timeout=git_remote.NETWORK_TIMEOUT_SECONDS,
-        )
-        if done.returncode != 0:
-            stderr = done.stderr.decode("utf-8", "replace")
-            if "couldn't find remote ref" in stderr.lower():
-                return None
-            raise git_error("fetch", f"fetching {branch} from {remote}", done.stderr, temporary=True)
+        if not git_remote.fetch_ref(self._git, remote, branch, ref, self.remote_access.environment()):
+            return None
         return self.try_resolve(ref)
 
     def push_with_lease(self, remote: str, commit: str, remote_branch: str, expected: str | None) -> None:
