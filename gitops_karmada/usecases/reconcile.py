@@ -36,6 +36,7 @@ from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.model.inputs import Inputs
 from gitops_karmada.reconcile import RenderResult, reconcile
+from gitops_karmada.usecases.host_limits import check_host_limits, log_host_limits
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
     from gitops_karmada.core.diff.model import PlanDiff
     from gitops_karmada.core.failover.controllers import FailoverOutcome
     from gitops_karmada.core.file_changes import FileChange
+    from gitops_karmada.core.host_limits import HostLimitFinding
     from gitops_karmada.model.config import ToolConfig
 
 PUSH_ATTEMPTS = 5
@@ -70,6 +72,8 @@ class ReconcileOutcome:
     up_to_date: UpToDate | None = None
     """Nothing the pipeline reads changed since a reconcile commit of this tool version: its output stands,
     and nothing was read or rendered."""
+    host_limits: tuple[HostLimitFinding, ...] = ()
+    """Folders and files the changes leave past what a Git host handles well (``output.hostLimits``)."""
 
     @property
     def source(self) -> str:
@@ -326,8 +330,10 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
             "would revert" if write.dry_run or checked.violations else "reverts",
             shown,
         )
+    limits = check_host_limits(store, state.source, changes, state.request.config)
+    log_host_limits(limits)
     if write.dry_run or not changes or checked.violations:
-        return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)
+        return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted, host_limits=limits)
     assert state.source is not None
     if write.stream is not None:
         write.stream.seal()  # the stored files must all be in the object database before a commit names them
@@ -353,7 +359,7 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         written=write.writer.written() if write.writer is not None else None,
     )
     # no log line of its own: the CLI prints "committed" on stdout, the daemon logs the run with its commit
-    return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted)
+    return ReconcileOutcome(state, result, changes, sha, guard=checked, reverted=reverted, host_limits=limits)
 
 
 @dataclass(frozen=True, slots=True)
