@@ -87,3 +87,26 @@ def test_a_rendered_file_past_the_size_limit_is_warned_of(tmp_path: Path) -> Non
     assert sorted(items) == [f"clusters/member{i}/shop/configmap/big.yaml" for i in (1, 2)]
     assert all("bytes, more than the 2,000" in message for message in items.values())
     assert len(warned(done.stderr)) == 2
+
+
+def test_validate_rendered_judges_every_committed_cluster_folder(tmp_path: Path) -> None:
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {
+            "policies/configs.yaml": cpp_doc("configs", [{"apiVersion": "v1", "kind": "ConfigMap"}]),
+            **{f"apps/c{i}.yaml": configmap(f"c{i}", "shop") for i in range(6)},
+        },
+        clusters=1,
+    )
+    repo.cli("reconcile")
+    assert validate_items(repo) == {}
+    repo.write("gitops-karmada.yaml", config(maxFolderEntries=5))
+    repo.commit("a lower limit")
+    items = validate_items(repo)
+    assert list(items) == [FOLDER]
+    assert items[FOLDER].startswith(f"{FOLDER}/ would hold 6 entries")
+
+
+def validate_items(repo: FleetRepo) -> dict[str, str]:
+    report = json.loads(repo.cli("validate", "--rendered", "-o", "json").stdout)
+    return {d["subject"]: d["message"] for d in report["diagnostics"] if "a Git host" in d["message"]}
