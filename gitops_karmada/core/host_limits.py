@@ -90,6 +90,8 @@ def folder_entries(
         if kept:
             while "/" in folder:  # a new file may make new folders on its way up
                 parent, _, child = folder.rpartition("/")
+                if child in written[parent]:
+                    break  # and the folders above it, for an earlier file
                 written[parent].add(child)
                 folder = parent
     counts: dict[str, int] = {}

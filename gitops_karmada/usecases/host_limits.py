@@ -37,7 +37,7 @@ def check_host_limits(
     counts: dict[str, int] = {}
     if limits.max_folder_entries:
         folders = touched_folders(changes, layout.folders)
-        before = _entries_before(store, parent, folders, layout.folders) if parent is not None else {}
+        before = entries_before(store, parent, folders, layout.folders) if parent is not None else {}
         counts = folder_entries(before, {p: c is not None for p, c in changes.items()}, folders)
     sizes: dict[str, int] = {}
     if limits.max_file_bytes:
@@ -48,23 +48,28 @@ def check_host_limits(
     return host_limit_findings(counts, sizes, limits, layout)
 
 
-def _entries_before(
-    store: GitStore, parent: str, folders: Collection[str], roots: Collection[str]
+def entries_before(
+    store: GitStore,
+    parent: str,
+    folders: Collection[str],
+    roots: Collection[str],
+    *,
+    listed: int = LISTED_FOLDERS,
 ) -> dict[str, set[str]]:
-    """The names directly inside each of ``folders`` at ``parent``."""
+    """The names directly inside each of ``folders`` (all under ``roots``) at ``parent``: up to ``listed``
+    folders listed one level each, more by one listing of the ``roots``."""
+    if len(folders) <= listed:
+        # a folder named with one inside it is descended into, not listed: its entries say it is there
+        paths = [entry.path for entry in store.list_children(parent, sorted(folders))]
+    else:
+        raw = store.list_inside_raw(parent, sorted(roots))
+        paths = [decode_path(record.partition(b"\t")[2]) for record in raw.split(b"\0") if record]
     before: defaultdict[str, set[str]] = defaultdict(set)
-    if len(folders) <= LISTED_FOLDERS:
-        for entry in store.list_children(parent, sorted(folders)):
-            folder, _, name = entry.path.rpartition("/")
-            before[folder].add(name)
-        return before
-    for record in store.list_inside_raw(parent, sorted(roots)).split(b"\0"):
-        if not record:
-            continue
-        path = decode_path(record.partition(b"\t")[2])
+    for path in paths:
         folder, _, name = path.rpartition("/")
-        while folder in folders:
-            before[folder].add(name)
+        while folder:  # a folder the run does not touch may be inside one it does
+            if folder in folders:
+                before[folder].add(name)
             folder, _, name = folder.rpartition("/")
     return before
 
