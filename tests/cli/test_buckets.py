@@ -77,6 +77,13 @@ def test_switching_buckets_moves_every_file_and_the_bucketed_fleet_works_with_ev
     changes = [(c["commit"], c["change"]) for c in history["changes"]]
     assert changes.count((move, "updated")) == 1 and len(changes) == len({c for c, _ in changes})
 
+    described = repo.cli("describe", "Deployment.apps/shop/web").stdout
+    assert described.count(move[:12]) == 1  # its events, the move among them
+    # a rollback inside the bucketed layout restores the bucketed files
+    repo.cli("rollback", move)
+    assert "replicas: 3" in repo.read(WEB_BUCKETED)
+    repo.cli("verify")
+
     # a guardrail reads bucketed paths: the namespace leaving every cluster is refused
     repo.delete("apps/namespace.yaml")
     repo.commit("drop the namespace")
