@@ -98,3 +98,5 @@ def test_switching_buckets_moves_every_file_and_the_bucketed_fleet_works_with_ev
     repo.cli("reconcile")
     assert "clusters/member1/shop/deployment.apps/web.yaml" in repo.tree("clusters/")
     repo.cli("verify")
+    refused = repo.cli("rollback", move, check=None)
+    assert refused.returncode != 0 and "output.buckets differs" in refused.stderr
