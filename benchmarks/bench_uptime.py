@@ -58,8 +58,10 @@ def measure(runs: int, fleet: str) -> None:
         remote, _ = build(work, fleet, 5000, 100, 50)
         clone = daemon_clone(remote, work)
         log = work / "daemon.log"
+        # every run pushed at once (no --push-interval): runs, not pushes, are measured
         command = [sys.executable, "-m", "gitops_karmada", "watch", "--repo", str(clone),
-                   "--remote", "origin", "--interval", "0.1", "--listen", "127.0.0.1:0"]  # fmt: skip
+                   "--remote", "origin", "--interval", "0.1", "--push-interval", "0",
+                   "--listen", "127.0.0.1:0"]  # fmt: skip
         with log.open("wb") as out:
             daemon = subprocess.Popen(command, stdout=out, stderr=out, env={**os.environ, **GIT_ENV})
         try:

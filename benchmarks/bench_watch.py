@@ -204,7 +204,8 @@ def measure(
     clone = daemon_clone(remote, work)
     command = [
         *(sys.executable, "-m", "gitops_karmada", "--log-level", "info", "watch", "--repo", str(clone)),
-        *("--remote", "origin", "--interval", "0.1", "--listen", "off"),
+        # every run pushed at once (no --push-interval): the figures are each push's reconcile latency
+        *("--remote", "origin", "--interval", "0.1", "--push-interval", "0", "--listen", "off"),
     ]
     log = (work / f"{fleet}-daemon.log").open("wb")
     daemon = subprocess.Popen(command, stdout=log, stderr=log, env={**os.environ, **GIT_ENV})

@@ -295,6 +295,24 @@ class GitStore:
         entries = list_tree(self._git, self.resolve(rev), prefixes)
         return {entry.path: entry.oid for entry in entries if entry.kind is not EntryKind.SUBMODULE}
 
+    def blob_sizes(self, oids: Sequence[str]) -> dict[str, int]:
+        """The size in bytes of each blob in ``oids`` (full ids), from one ``cat-file --batch-check``."""
+        unique = list(dict.fromkeys(oids))
+        if not unique:
+            return {}
+        output = self._git.run(
+            ["cat-file", "--batch-check=%(objectname) %(objectsize)", "--buffer"],
+            operation="cat-file",
+            what="sizing blobs",
+            stdin="".join(f"{oid}\n" for oid in unique).encode("ascii"),
+        ).stdout
+        sizes: dict[str, int] = {}
+        for line in output.decode("ascii", "replace").splitlines():
+            oid, _, size = line.partition(" ")
+            if size.isdigit():
+                sizes[oid] = int(size)
+        return sizes
+
     def blob_id(self, content: bytes) -> str:
         """The id git gives a file with ``content`` here (``git hash-object``), to skip unchanged writes."""
         header = b"blob %d\0" % len(content)

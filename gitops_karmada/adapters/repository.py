@@ -48,7 +48,6 @@ from gitops_karmada.reconcile import (
     WarmCaches,
     blob_sha,
 )
-from gitops_karmada.reconcile.context import SHALLOW_DEPTH
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -174,7 +173,7 @@ def read_commit(
             else output_edits(
                 store, sha, layout, {p: o for p, o in state_blobs.items() if layout.is_index_file(p)}, view
             ),
-            shallow_outputs=output_blobs.shallow(layout.clusters_dir.count("/") + SHALLOW_DEPTH),
+            shallow_outputs=output_blobs.shallow(layout.manifest_depth),
             now=rfc3339(moment),
             observed=observed,
             native_schemas=packaged_schemas(),

@@ -468,6 +468,7 @@ SHAPES: dict[str, dict[str, Any]] = {
             {"param": "option", "name": "remote", "opts": ["--remote"]},
             {"param": "option", "name": "push", "opts": ["--push"], "flag": True},
             {"param": "option", "name": "interval", "opts": ["--interval"]},
+            {"param": "option", "name": "push_interval", "opts": ["--push-interval"]},
             {"param": "option", "name": "listen", "opts": ["--listen"]},
             {
                 "param": "option",

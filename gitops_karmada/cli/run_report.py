@@ -115,7 +115,10 @@ def reconcile_document(outcome: ReconcileOutcome, *, dry_run: bool) -> dict[str,
         "failed": len(result.failed_templates),
     }
     document["placement"] = _placements(result)
-    document["diagnostics"] = [d.to_dict() for d in result.diagnostics]
+    document["diagnostics"] = [
+        *(d.to_dict() for d in result.diagnostics),
+        *(finding.to_diagnostic().to_dict() for finding in outcome.host_limits),
+    ]
     return document
 
 

@@ -20,6 +20,7 @@ from gitops_karmada.adapters.git_fetch import RemoteAccess
 from gitops_karmada.cli.logs import use_timestamps
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.daemon.main import run_daemon
+from gitops_karmada.daemon.push_gate import DEFAULT_PUSH_INTERVAL
 from gitops_karmada.daemon.settings import DaemonSettings, HttpAccess, HttpLimits
 from gitops_karmada.model.base import is_dns1123_label
 from gitops_karmada.model.errors import UsageError
@@ -113,6 +114,15 @@ def _members(_ctx: click.Context, _param: click.Parameter, values: Sequence[str]
     default=30.0,
     show_default=True,
     help="Seconds between polls of the branch (remote: fetches) when no event arrives.",
+)
+@click.option(
+    "--push-interval",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_PUSH_INTERVAL,
+    show_default=True,
+    metavar="SECONDS",
+    help="At most one push to the remote per this many seconds: a run sooner commits and its push is held "
+    "back, then made with the newest commit when the interval is over; 0: push after every run.",
 )
 @click.option(
     "--listen",
@@ -210,6 +220,7 @@ def watch_command(
     remote: str | None,
     push: bool,
     interval: float,
+    push_interval: float,
     listen: str,
     webhook_secret_file: Path | None,
     token_file: Path | None,
@@ -252,6 +263,7 @@ def watch_command(
         remote=remote,
         push=push,
         interval=interval,
+        push_interval=push_interval,
         listen=address,
         webhook_secret=secret,
         retry_budget=retry_budget,

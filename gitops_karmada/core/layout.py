@@ -5,6 +5,10 @@ Scheme (documented in the README, never changed silently):
 * rendered manifest: ``<clusters>/<cluster>/<namespace>/<kind>.<group>/<name>.yaml``
 * binding record:    ``<state>/bindings/<namespace>/<kind>.<group>/<name>.yaml``
 
+With ``output.buckets`` (16, 256 or 4096) each object's file is one folder deeper,
+``<namespace>/<kind>.<group>/<bucket>/<name>.yaml``, ``<bucket>`` the first 1, 2 or 3 hex digits of the
+SHA-256 of the UTF-8 name (``bucket_of``): a kind folder of 20,000 objects becomes 256 folders of about 80.
+
 ``<namespace>`` is ``_cluster`` for cluster-scoped objects (an underscore can never start a namespace, a
 DNS-1123 label), ``<kind>`` is lower-cased and ``.<group>`` is omitted for the core group, so a ``batch/v1``
 Job (``job.batch``) and a Volcano Job (``job.batch.volcano.sh``) of the same name never collide. The
@@ -14,13 +18,18 @@ version is not part of the path: two versions of one kind are the same Kubernete
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from gitops_karmada.model.base import is_dns1123_label, is_dns1123_subdomain
 from gitops_karmada.model.config import ToolConfig
 from gitops_karmada.model.keys import ObjectKey
 from gitops_karmada.model.wellknown import CONFIG_FILE
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 CLUSTER_SCOPED_FOLDER = "_cluster"
 BINDINGS_FOLDER = "bindings"
@@ -106,33 +115,54 @@ def kind_folder(key: ObjectKey) -> str:
     return f"{kind}.{key.group}" if key.group else kind
 
 
-def object_path(key: ObjectKey) -> str:
-    """Where ``key`` lives inside a cluster folder (or the bindings folder)."""
-    return _object_path(key)
+BUCKET_DIGITS = {0: 0, 16: 1, 256: 2, 4096: 3}
+"""Hex digits of a bucket folder's name, by ``output.buckets`` (0: no bucket folders)."""
+BUCKET_COUNTS = (16, 256, 4096)
+"""The values ``output.buckets`` takes besides 0."""
+
+
+def bucket_of(name: str, buckets: int) -> str:
+    """The bucket folder of the object named ``name`` (``""`` when ``buckets`` is 0): the first hex digits of
+    the SHA-256 of its UTF-8 name, the same on every machine and in every version."""
+    digits = BUCKET_DIGITS[buckets]
+    return hashlib.sha256(name.encode()).hexdigest()[:digits] if digits else ""
+
+
+def is_bucket_of(folder: str, name: str) -> bool:
+    """Whether ``folder`` is the bucket folder of the object ``name`` for one of the ``BUCKET_COUNTS``."""
+    return any(folder == bucket_of(name, n) for n in BUCKET_COUNTS)
+
+
+def object_path(key: ObjectKey, buckets: int = 0) -> str:
+    """Where ``key`` lives inside a cluster folder (or the bindings folder), in ``buckets`` bucket folders
+    (``RepoLayout.object_path`` answers with the fleet's own)."""
+    return _object_path(key, buckets)
 
 
 @functools.lru_cache(maxsize=65536)
-def _object_path(key: ObjectKey) -> str:
+def _object_path(key: ObjectKey, buckets: int = 0) -> str:
     # a run asks for each template's path once per cluster: compute it once per template
     namespace = key.namespace or CLUSTER_SCOPED_FOLDER
+    if buckets:
+        return f"{namespace}/{kind_folder(key)}/{bucket_of(key.name, buckets)}/{key.name}.yaml"
     return f"{namespace}/{kind_folder(key)}/{key.name}.yaml"
 
 
 @functools.lru_cache(maxsize=65536)
-def identity_path(identity: tuple[str, str, str, str]) -> str:
+def identity_path(identity: tuple[str, str, str, str], buckets: int = 0) -> str:
     """``object_path`` of the template with ``identity`` (group, kind, namespace, name): a run asks it for
     every template of the index, by identity, several times (no key need be made for a cache hit)."""
-    return _object_path(key_of_identity(identity))
+    return _object_path(key_of_identity(identity), buckets)
 
 
-def manifest_path(clusters_dir: str, cluster: str, key: ObjectKey) -> str:
+def manifest_path(clusters_dir: str, cluster: str, key: ObjectKey, buckets: int = 0) -> str:
     """The rendered manifest of ``key`` in ``cluster``'s folder."""
-    return f"{clusters_dir}/{cluster}/{_object_path(key)}"
+    return f"{clusters_dir}/{cluster}/{_object_path(key, buckets)}"
 
 
-def binding_path(state_dir: str, key: ObjectKey) -> str:
+def binding_path(state_dir: str, key: ObjectKey, buckets: int = 0) -> str:
     """The binding record of the template ``key``."""
-    return f"{state_dir}/{BINDINGS_FOLDER}/{_object_path(key)}"
+    return f"{state_dir}/{BINDINGS_FOLDER}/{_object_path(key, buckets)}"
 
 
 def binding_name(key: ObjectKey) -> str:
@@ -157,11 +187,15 @@ class RepoLayout:
     snapshots_dir: str
     root: str = ""
     """The fleet's folder in the repository (``""``: its root; a subfolder of a monorepo)."""
+    buckets: int = 0
+    """``output.buckets``: bucket folders in each kind folder (0: none)."""
 
     @classmethod
     def of(cls, config: ToolConfig) -> RepoLayout:
         output = config.output
-        return cls(output.clusters_dir, output.state_dir, output.snapshots_dir, config.fleet_root)
+        return cls(
+            output.clusters_dir, output.state_dir, output.snapshots_dir, config.fleet_root, output.buckets
+        )
 
     @classmethod
     def default(cls) -> RepoLayout:
@@ -203,7 +237,76 @@ class RepoLayout:
 
     def identity_manifest_path(self, cluster: str, identity: tuple[str, str, str, str]) -> str:
         """``manifest_path`` of the template with ``identity`` (no key need be made for a cache hit)."""
-        return f"{self.clusters_dir}/{cluster}/{identity_path(identity)}"
+        return f"{self.clusters_dir}/{cluster}/{identity_path(identity, self.buckets)}"
+
+    def object_path(self, key: ObjectKey) -> str:
+        """Where ``key`` lives inside a cluster folder (or the bindings folder), bucketed as configured."""
+        return _object_path(key, self.buckets)
+
+    def bucket(self, name: str) -> str:
+        """The bucket folder of the object ``name`` (``""``: no bucket folders)."""
+        return bucket_of(name, self.buckets)
+
+    @property
+    def object_depth(self) -> int:
+        """Slashes in an object's path inside a cluster folder (``namespace/kind/name.yaml``: 2; one more in
+        bucket folders)."""
+        return 3 if self.buckets else 2
+
+    @property
+    def manifest_depth(self) -> int:
+        """Slashes in a rendered manifest's path (``clusters/member/namespace/kind/name.yaml``: 4)."""
+        return self.clusters_dir.count("/") + 2 + self.object_depth
+
+    def manifest_parts(self, path: str) -> tuple[str, str] | None:
+        """(cluster, namespace folder) of a rendered manifest path of this layout; None for any other."""
+        if not self.is_output(path) or path.count("/") != self.manifest_depth or not path.endswith(".yaml"):
+            return None
+        cluster, namespace_folder = path[len(self.output_prefix) :].split("/")[:2]
+        return cluster, namespace_folder
+
+    def object_of(self, path: str) -> tuple[str, str, str, str] | None:
+        """(cluster, namespace folder, kind folder, name) of a rendered manifest path, in a bucket folder or
+        not: the same object in either layout (``output.buckets`` switched moves it); None for any other."""
+        if not self.is_output(path) or not path.endswith(".yaml"):
+            return None
+        parts = path[len(self.output_prefix) :].split("/")
+        name = parts[-1].removesuffix(".yaml")
+        if len(parts) == 5 and is_bucket_of(parts[3], name):
+            return (parts[0], parts[1], parts[2], name)
+        return (parts[0], parts[1], parts[2], name) if len(parts) == 4 else None
+
+    @staticmethod
+    def unbucketed(path: str) -> str:
+        """``path`` out of its bucket folder (the same object's path with ``output.buckets`` 0); itself
+        when it is in none."""
+        folder, _, file = path.rpartition("/")
+        parent, _, bucket = folder.rpartition("/")
+        return f"{parent}/{file}" if parent and is_bucket_of(bucket, file.removesuffix(".yaml")) else path
+
+    def written_in(self, state_paths: Iterable[str]) -> RepoLayout:
+        """This layout with the bucket folders the binding records among ``state_paths`` are in (the
+        output as the last run wrote it, which ``output.buckets`` may since have changed); itself when
+        there is no record."""
+        prefix = self.bindings_dir + "/"
+        for path in state_paths:
+            if path.startswith(prefix) and path.endswith(".yaml"):
+                parts = path[len(prefix) :].split("/")
+                digits = len(parts[2]) if len(parts) == 4 else 0
+                buckets = next((n for n, d in BUCKET_DIGITS.items() if d == digits), self.buckets)
+                return self if buckets == self.buckets else replace(self, buckets=buckets)
+        return self
+
+    def holds_objects(self, folder: str) -> bool:
+        """Whether ``folder`` is a kind folder or a bucket folder in one, in a cluster folder or the bindings
+        folder: the folders ``output.buckets`` spreads."""
+        for prefix, below in ((self.output_prefix, 0), (self.bindings_dir + "/", 1)):
+            if folder.startswith(prefix) and folder[len(prefix) :].count("/") + below in (
+                2,
+                self.object_depth,
+            ):
+                return True
+        return False
 
     @property
     def folders(self) -> tuple[str, str]:
@@ -271,14 +374,14 @@ class RepoLayout:
         return self.is_output(path) or self.is_state(path)
 
     def manifest_path(self, cluster: str, key: ObjectKey) -> str:
-        return manifest_path(self.clusters_dir, cluster, key)
+        return manifest_path(self.clusters_dir, cluster, key, self.buckets)
 
     def binding_path(self, key: ObjectKey) -> str:
-        return binding_path(self.state_dir, key)
+        return binding_path(self.state_dir, key, self.buckets)
 
     def record_path(self, identity: tuple[str, str, str, str]) -> str:
         """``binding_path`` of the template with ``identity``."""
-        return f"{self.state_dir}/{BINDINGS_FOLDER}/{identity_path(identity)}"
+        return f"{self.state_dir}/{BINDINGS_FOLDER}/{identity_path(identity, self.buckets)}"
 
     def quota_record_path(self, namespace: str, name: str) -> str:
         return f"{self.quotas_dir}/{namespace}/{name}.yaml"

@@ -76,6 +76,7 @@ def worker_settings(store: GitStore, settings: DaemonSettings) -> WorkerSettings
         interval=settings.interval,
         allow=settings.allow,
         retry_budget=settings.retry_budget,
+        push_interval=settings.push_interval,
     )
     if store.try_resolve(worker.ref) is None:
         named = "--branch" if settings.branch is not None else "the checked-out branch"

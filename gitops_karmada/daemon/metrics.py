@@ -137,6 +137,31 @@ class FailureMetrics:
 
 
 @dataclass(frozen=True, slots=True)
+class PushMetrics:
+    """The worker's pushes to the remote (``daemon.push_gate``): those made, and the runs whose push was held
+    back because the last push was less than ``--push-interval`` ago."""
+
+    pushes: Counter
+    held: Counter
+
+    @classmethod
+    def register(cls, registry: CollectorRegistry) -> PushMetrics:
+        return cls(
+            pushes=Counter(
+                "gitops_karmada_pushes_total",
+                "Pushes of the reconciled branch that reached the remote.",
+                registry=registry,
+            ),
+            held=Counter(
+                "gitops_karmada_pushes_held_back_total",
+                "Runs whose commit was not pushed at once (the last push was less than --push-interval ago): "
+                "it goes with the next push, when the interval is over.",
+                registry=registry,
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class CollectMetrics:
     """The collect loop (``--collect``); ``member_cluster`` values are the clusters given with ``--collect``,
     so bounded. The cluster status series keep Karmada's names (pkg/metrics/cluster.go)."""
@@ -258,6 +283,7 @@ class DaemonMetrics:
         self.reconcile = ReconcileMetrics.register(self.registry)
         self.fleet = FleetMetrics.register(self.registry)
         self.failures = FailureMetrics.register(self.registry)
+        self.push = PushMetrics.register(self.registry)
         self.collect = CollectMetrics.register(self.registry)
         self.eviction = EvictionQueueMetrics.register(self.registry)
         self.http = HttpMetrics.register(self.registry)

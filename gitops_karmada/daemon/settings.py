@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.cluster_reader import KUBECTL_MARGIN_SECONDS
 from gitops_karmada.adapters.git_fetch import RemoteAccess
+from gitops_karmada.daemon.push_gate import DEFAULT_PUSH_INTERVAL
 from gitops_karmada.model.errors import UsageError
 
 if TYPE_CHECKING:
@@ -73,6 +74,8 @@ class DaemonSettings:
     webhook_secret: bytes | None = None
     """The shared secret of ``POST /hooks/git``; None: the webhook endpoint is off."""
     retry_budget: float = 600.0
+    push_interval: float = DEFAULT_PUSH_INTERVAL
+    """At most one push to the remote per this many seconds (``daemon.push_gate``); 0: no holding back."""
     http: HttpLimits = field(default_factory=HttpLimits)
     """What one client can make the HTTP server hold."""
     http_access: HttpAccess = field(default_factory=HttpAccess)
@@ -106,6 +109,8 @@ class WorkerSettings:
     max_backoff: float = 300.0
     retry_budget: float = 600.0
     """How long failures may last before ``/readyz`` says not ready."""
+    push_interval: float = DEFAULT_PUSH_INTERVAL
+    """At most one push to the remote per this many seconds; 0: every run pushes at once."""
 
     @property
     def ref(self) -> str:

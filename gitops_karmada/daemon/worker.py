@@ -9,6 +9,12 @@ reported once, not on every poll. Failover work the last reconcile left for late
 out, the eviction queue's next turn: its ``Failover-Due`` trailer) wakes the worker at that time, so an
 eviction happens when it is due although nothing was pushed.
 
+Pushes are coalesced (``daemon.push_gate``): at most one per ``--push-interval`` to the remote. A run whose
+push would come sooner commits locally and holds it; the worker wakes when the interval is over and pushes
+the branch then, carrying every commit made meanwhile. A held commit stays the local tip while the remote
+does not move; when it does (a user pushed), the held commit is dropped and the new tip reconciled, so the
+next push carries the reconcile of the newest source commit. Stopping pushes what is held.
+
 Several daemons on one remote need no lease: the push is a compare-and-swap of the remote branch. The loser
 of a race fetches, finds the winner's reconcile commit on top of the same source, sees nothing to do
 (``since_reconcile``) and commits nothing, so one source commit never gets two reconcile commits.
@@ -33,6 +39,7 @@ from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.incremental.state_index import read_index
 from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.daemon.push_gate import PushGate
 from gitops_karmada.daemon.status import DaemonStatus, Failover, RunRecord, RunResult, WorkloadRow
 from gitops_karmada.model.errors import GitError, RunCancelled
 from gitops_karmada.usecases.reconcile import (
@@ -73,6 +80,9 @@ class Worker:
         """Decoded inputs and parsed index entries kept between runs (content-addressed: never stale)."""
         self._probe: UserCommitProbe | None = None
         """The probe of the status-only run in progress, if any: a trigger makes it ask at once."""
+        self.push_gate = PushGate(settings.push_interval)
+        self._push_held = False
+        """A commit on the local branch waits for the push interval to end (``daemon.push_gate``)."""
 
     # -- control, from any thread ------------------------------------------------------------------------
 
@@ -103,6 +113,7 @@ class Worker:
                 break
             self._wake.clear()
             wait = self._until_due(self._run_guarded())
+        self._push_on_stop()
 
     def _run_guarded(self) -> float:
         """One run; the delay before the next (the poll interval, the backoff after a failure, or none after
@@ -148,6 +159,9 @@ class Worker:
         """``wait``, or less when failover or rollout work the last reconcile left falls due sooner."""
         if wait <= 0:
             return wait
+        if self._push_held and not self._failures:
+            # a held push goes when its interval is over, whatever else happens (after a failure: the backoff)
+            wait = min(wait, self._push_wait() + 0.01)
         try:
             due = next_due(self.store, self.settings.ref)
             if due is None or due == self._handled_due:
@@ -173,10 +187,12 @@ class Worker:
         tip = self._tip()
         status = self._status_tip(tip)
         due = self._fell_due(tip)
-        if tip == self._handled and status == self._handled_status and due is None:
+        release = self._push_held and self._push_wait() <= 0
+        if tip == self._handled and status == self._handled_status and due is None and not release:
             return None
         started, clock = time.time(), time.monotonic()
-        run = reconcile_and_push if self.settings.push else reconcile_ref
+        hold = self.settings.push and self._push_wait() > 0
+        run = reconcile_and_push if self.settings.push and not hold else reconcile_ref
         # user changes first: a run for a status report alone stops as soon as the branch moves
         probe = self._user_commit_probe(tip) if tip == self._handled else nullcontext(None)
         with probe as watching:
@@ -202,6 +218,7 @@ class Worker:
                 return RunResult.SUPERSEDED
             finally:
                 self._probe = None
+        self._count_push(outcome, held=hold)
         now = self.store.resolve(self.settings.ref)
         self._handled, self._handled_status = now, status
         if due is not None:
@@ -212,6 +229,57 @@ class Worker:
         wrote_nothing = record.result in (RunResult.INVALID, RunResult.REFUSED)  # the last good output stays
         self._finish(record, reconciled=None if wrote_nothing else now)
         return record.result
+
+    # -- pushes, at most one per interval ----------------------------------------------------------------
+
+    @property
+    def _push_remote(self) -> str:
+        """The remote pushed to: ``--remote``, or (local mode with ``--push``) the branch's upstream."""
+        if self.settings.remote is not None:
+            return self.settings.remote
+        upstream = self.store.upstream(self.settings.ref)
+        return upstream[0] if upstream is not None else ""
+
+    def _push_wait(self) -> float:
+        return self.push_gate.wait(self._push_remote)
+
+    def _count_push(self, outcome: ReconcileOutcome, *, held: bool) -> None:
+        """Note a push made (the interval starts again) or held back (pushed when the interval is over)."""
+        if outcome.pushed:
+            self.push_gate.pushed(self._push_remote)
+            self.metrics.push.pushes.inc()
+            self._push_held = False
+        elif held and outcome.commit is not None:
+            self._push_held = True
+            self.metrics.push.held.inc()
+            wait = self._push_wait()
+            logger.bind(logger="watch", commit=outcome.commit, pushIn=round(wait, 1)).info(
+                "push of {} held back: the last push was less than {:g} s ago; it goes in {:.1f} s with the "
+                "newest commit",
+                outcome.commit[:12],
+                self.push_gate.interval,
+                wait,
+            )
+
+    def _push_on_stop(self) -> None:
+        """Push a held commit before the daemon ends (a failure is logged: the next start reconciles and
+        pushes again)."""
+        if not self._push_held:
+            return
+        upstream = self.store.upstream(self.settings.ref)
+        if upstream is None:
+            return
+        with self.lock:
+            try:
+                self.store.push(upstream[0], self.settings.ref, upstream[1])
+            except GitError as err:
+                logger.bind(logger="watch").warning(
+                    "stopping: the held commit was not pushed ({}); the next start reconciles and pushes", err
+                )
+                return
+        self._push_held = False
+        self.metrics.push.pushes.inc()
+        logger.bind(logger="watch").info("stopping: pushed the held commit")
 
     def _superseded(self, err: GitError, tip: str) -> bool:
         """Whether ``err`` is the commit's compare-and-swap losing to a push that landed on the local branch
@@ -242,6 +310,10 @@ class Worker:
         self._remote_seen = remote_tip
         local = self.store.resolve(ref)
         if local != remote_tip:
+            if self._push_held and self.store.is_ancestor(remote_tip, local):
+                return local  # the held commit, on the remote's tip: pushed when the interval is over
+            # a held commit the remote moved past is dropped: the new tip is reconciled, and that is pushed
+            self._push_held = False
             self.store.move_ref(ref=ref, old=local, new=remote_tip)
         return remote_tip
 
@@ -267,8 +339,10 @@ class Worker:
             return UserCommitProbe(
                 lambda: self.store.try_resolve(self.settings.ref), tip, min(self.settings.interval, 0.2)
             )
+        # a held commit is the local tip, not the remote's: a user commit is one the remote has since
+        seen = self._remote_seen if self._remote_seen is not None else tip
         return UserCommitProbe(
-            lambda: self.store.remote_tip(remote, self.settings.branch), tip, self.settings.interval
+            lambda: self.store.remote_tip(remote, self.settings.branch), seen, self.settings.interval
         )
 
     def status_branch(self, tip: str) -> str:

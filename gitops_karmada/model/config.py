@@ -110,6 +110,15 @@ class OutputGroup(ApiModel):
     """Where the cluster folders go on the group's branch (``""``: at its root)."""
 
 
+class HostLimitsConfig(ApiModel):
+    """What a Git host handles well: GitHub recommends at most 3,000 entries per folder and shows no file
+    over 1 MB; a run warns of each folder or rendered file past these (0: never)."""
+
+    max_folder_entries: int = Field(default=3000, ge=0)
+    max_file_bytes: int = Field(default=1_000_000, ge=0)
+    """1 MB = 1,000,000 bytes."""
+
+
 class OutputLayout(ApiModel):
     mode: OutputMode = OutputMode.TREE
     branch: str = Field(default="clusters/{cluster}", pattern=r"^[A-Za-z0-9{][A-Za-z0-9._/{}-]*$")
@@ -122,6 +131,12 @@ class OutputLayout(ApiModel):
     state_dir: str = DEFAULT_STATE_DIR
     snapshots_dir: str = DEFAULT_SNAPSHOTS_DIR
     """Per-cluster node/pod/ResourceQuota snapshots for the accurate estimator (input, not templates)."""
+    buckets: Literal[0, 16, 256, 4096] = 0
+    """Bucket folders inside each kind folder (``<namespace>/<kind>.<group>/<bucket>/<name>.yaml``, the
+    bucket the first 1, 2 or 3 hex digits of the SHA-256 of the name), for kind folders too large for a Git
+    host; 0: none. Changing it moves every file, in the next reconcile's commit (a move, not a removal)."""
+    host_limits: HostLimitsConfig = Field(default_factory=lambda: HostLimitsConfig())
+    """When a run warns that a folder or a rendered file is too large for a Git host."""
 
     @model_validator(mode="after")
     def _shards_named(self) -> OutputLayout:

@@ -83,7 +83,7 @@ def refused(
 ) -> RenderResult:
     """The input has errors: nothing is written, and everything the tool manages stays as it is."""
     previous.read_all()
-    layout = previous.layout
+    layout = previous.previous_layout
     owned = ownership(previous.bindings(previous.identities()).values(), request.snapshot.state_files, layout)
     managed = frozenset(previous.blobs) | owned.paths
     return RenderResult({}, managed, keep=managed, diagnostics=(*diagnostics, *previous.diagnostics))
@@ -156,7 +156,7 @@ def _whole(
     # redone and removed templates owned and own now, and everything written
     reused_records = {previous.record_path(o.key.identity) for o in outcomes if o.reused}
     managed = {p for p in previous.blobs if p not in reused_records}
-    managed |= ownership(before.values(), {}, layout).paths
+    managed |= ownership(before.values(), {}, previous.previous_layout).paths
     files, stored, keep = redone_files(changed, layout, made)
     if request.ports.emit is not None:
         request.ports.emit(files)

@@ -15,7 +15,6 @@ from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, applied_clusters
 from gitops_karmada.core.detector import ClaimState, PolicyMatch
 from gitops_karmada.core.interpreter import Operation
 from gitops_karmada.core.interpreter.errors import interpret_problem
-from gitops_karmada.core.layout import manifest_path
 from gitops_karmada.core.selectors import labels_match
 from gitops_karmada.model.bindings import BindingSnapshot
 from gitops_karmada.model.config import FeatureGate
@@ -119,7 +118,7 @@ def keep_previous(
     """Leave the template's previous binding and files exactly as they are."""
     keep: frozenset[str] = frozenset()
     if previous is not None:
-        keep = frozenset(manifest_path(ctx.clusters_dir, c, template.key) for c in applied_clusters(previous))
+        keep = frozenset(ctx.layout.manifest_path(c, template.key) for c in applied_clusters(previous))
     return TemplateOutcome(
         key=template.key, match=match, binding=previous, diagnostics=diagnostics, keep=keep
     )

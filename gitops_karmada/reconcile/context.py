@@ -26,10 +26,6 @@ if TYPE_CHECKING:
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.model.overrides import AnyOverridePolicy
 
-SHALLOW_DEPTH = 4
-"""Slashes below the cluster folders' own in a manifest path (``member/namespace/kind/name.yaml``): files
-with fewer sit where a manifest needs a folder."""
-
 Identity = tuple[str, str, str, str]
 OverrideSignature = frozenset[tuple[str, str, str, int]]
 """The override rules (policy kind, namespace, name, rule index) that target one cluster."""
@@ -133,7 +129,7 @@ class RunContext:
         place of ``clusters/member4``): the only ones that can block a write. Almost always none."""
         if self.known_shallow_outputs is not None:
             return self.known_shallow_outputs
-        depth = self.clusters_dir.count("/") + SHALLOW_DEPTH
+        depth = self.layout.manifest_depth
         return frozenset(p for p in self.output_blobs if p.count("/") < depth)
 
     @functools.cached_property

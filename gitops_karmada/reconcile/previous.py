@@ -70,6 +70,7 @@ class PreviousRun:
     """The previous binding records and the state index, as the run reads them."""
 
     layout: RepoLayout
+    """Where this run writes."""
     blobs: Mapping[str, str]
     """Every state file: path → blob id."""
     index: StateIndex | None
@@ -79,6 +80,9 @@ class PreviousRun:
     reader: RecordReader
     overlay: Mapping[Identity, ResourceBinding] = field(default_factory=dict)
     """Bindings standing in for their records: what the failover controllers changed before scheduling."""
+    written: RepoLayout | None = None
+    """Where the previous records and manifests are, when not where this run writes (``output.buckets``
+    changed since): its files move, every one."""
 
     @classmethod
     def open(cls, request: ReconcileRequest) -> PreviousRun:
@@ -88,14 +92,26 @@ class PreviousRun:
         index = read_index(snapshot.state_files, layout, request.caches.index_lines)
         if index is None and not any(layout.is_binding_record(p) for p in blobs):
             index = StateIndex(engine=ENGINE_VERSION)  # no record at all: an empty index says all there is
-        trusted = index is not None and index.engine == ENGINE_VERSION and not request.mode.full
+        written = layout.written_in(blobs)
+        trusted = (
+            index is not None
+            and index.engine == ENGINE_VERSION
+            and not request.mode.full
+            and written == layout
+        )
         return cls(
             layout=layout,
             blobs=blobs,
             index=index if trusted else None,
             edits=snapshot.output_edits,
             reader=RecordReader(snapshot.state_files, request.ports.read_state),
+            written=written if written != layout else None,
         )
+
+    @property
+    def previous_layout(self) -> RepoLayout:
+        """Where the previous records and manifests are."""
+        return self.written if self.written is not None else self.layout
 
     def with_overlay(self, bindings: Mapping[Identity, ResourceBinding]) -> PreviousRun:
         """This reader with ``bindings`` standing in for their records."""
@@ -107,7 +123,7 @@ class PreviousRun:
         return self.reader.diagnostics
 
     def record_path(self, identity: Identity) -> str:
-        return self.layout.record_path(identity)
+        return self.previous_layout.record_path(identity)
 
     @property
     def record_paths(self) -> list[str]:

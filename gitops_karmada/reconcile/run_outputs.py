@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 from gitops_karmada.core.binding import applied_clusters
 from gitops_karmada.core.codecs.serialize import dump_yaml, load_yaml_documents
 from gitops_karmada.core.detector import ClaimState, PolicyMatch
-from gitops_karmada.core.layout import manifest_path
 from gitops_karmada.core.ownership import (
     binding_key,
     quota_paths,
@@ -51,7 +50,7 @@ def deleted(ctx: RunContext, binding: ResourceBinding) -> TemplateOutcome:
     keep: set[str] = set()
     released: list[str] = []
     for cluster in applied_clusters(binding):
-        path = manifest_path(ctx.clusters_dir, cluster, key)
+        path = ctx.layout.manifest_path(cluster, key)
         raw = ctx.read_output(path) if ctx.read_output is not None else None
         if raw is None:
             continue

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.adapters.git_log import PathChange
 from gitops_karmada.adapters.repository import rfc3339
 from gitops_karmada.adapters.tool_commits import is_tool_commit
 from gitops_karmada.core.inputs.loading import load_bindings
@@ -19,9 +20,10 @@ from gitops_karmada.model import wellknown
 from gitops_karmada.usecases.lifecycle import ROLLBACK_TO_TRAILER, LifecycleError, read_layout, source_commit
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from datetime import datetime
 
-    from gitops_karmada.adapters.git_log import LogEntry, PathChange
+    from gitops_karmada.adapters.git_log import LogEntry
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.clusters import Condition
@@ -135,7 +137,9 @@ def template_history(store: GitStore, rev: str, reference: TemplateReference) ->
     layout = read_layout(store, rev)
     literals, globs = reference.record_pathspecs(layout)
     walk = store.log(rev, paths=literals, globs=globs, with_changes=True)
-    records = sorted({change.path for entry in walk for change in entry.changes})
+    paths = sorted({change.path for entry in walk for change in entry.changes})
+    # one record in or out of bucket folders (``output.buckets`` switched) is the same template's
+    records = sorted({layout.unbucketed(path) for path in paths})
     if not records:
         raise LifecycleError(
             f"no binding record of {reference} in the history of {rev} (looked for "
@@ -143,22 +147,32 @@ def template_history(store: GitStore, rev: str, reference: TemplateReference) ->
         )
     if len(records) > 1:
         raise LifecycleError(
-            f"{reference} matches the records of several kinds ({', '.join(records)}); "
+            f"{reference} matches the records of several kinds ({', '.join(paths)}); "
             "name the API group, e.g. Deployment.apps/shop/cart"
         )
-    record = records[0]
+    # the newest path it was written at (walks are newest first)
+    record = next((c.path for entry in walk for c in entry.changes if not c.deleted), paths[0])
     oids = [oid for entry in walk for c in entry.changes for oid in (c.old_oid, c.new_oid) if oid]
     blobs = store.read_blobs(oids)
     rows = tuple(
         _row(entry, change, _record(blobs, change.old_oid, record), _record(blobs, change.new_oid, record))
         for entry in walk
-        for change in entry.changes
-        if change.path == record
+        if (change := _one_change(entry.changes))
     )
     # the newest readable record names the template as the records spell it (kind, group, namespace)
     known = next((b for row in rows for b in (row.after, row.before) if b is not None), None)
     template = str(binding_key(known)) if known is not None else str(reference)
     return TemplateHistory(template, record, rows)
+
+
+def _one_change(changes: Sequence[PathChange]) -> PathChange | None:
+    """What a commit did to the record: its one change, or a move into or out of bucket folders as one
+    update (the record deleted at one path, written at the other)."""
+    if len(changes) < 2:
+        return changes[0] if changes else None
+    old = next((c.old_oid for c in changes if c.deleted), None)
+    written = next((c for c in changes if not c.deleted), changes[0])
+    return PathChange(written.path, old, written.new_oid, new_mode=written.new_mode)
 
 
 def _record(blobs: dict[str, bytes], oid: str | None, path: str) -> ResourceBinding | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.repository import read_config as read_fleet_config
 from gitops_karmada.core.inputs.loading import load_bindings
-from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
+from gitops_karmada.core.layout import BUCKET_COUNTS, CLUSTER_SCOPED_FOLDER, RepoLayout, bucket_of
 from gitops_karmada.core.ownership import Ownership, ownership
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitopsKarmadaError
@@ -148,15 +148,17 @@ class TemplateReference:
         return cls(kind=kind, group=group if group else None, namespace=namespace, name=name)
 
     def record_pathspecs(self, layout: RepoLayout) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(literal paths, glob patterns) that find this template's binding record in any commit."""
+        """(literal paths, glob patterns) that find this template's binding record in any commit, in bucket
+        folders or not (``output.buckets`` may have changed in the history)."""
         folder = f"{layout.bindings_dir}/{self.namespace or CLUSTER_SCOPED_FOLDER}"
         kind = self.kind.lower()  # the layout lower-cases kinds; the group stays as written
+        files = [f"{self.name}.yaml", *(f"{bucket_of(self.name, n)}/{self.name}.yaml" for n in BUCKET_COUNTS)]
         if self.group is not None:
-            return (f"{folder}/{kind}.{self.group}/{self.name}.yaml",), ()
-        literal = f"{folder}/{kind}/{self.name}.yaml"
+            return tuple(f"{folder}/{kind}.{self.group}/{file}" for file in files), ()
+        literals = tuple(f"{folder}/{kind}/{file}" for file in files)
         if any(char in self.name for char in "*?[\\"):
-            return (literal,), ()  # not a Kubernetes name; never let it act as a pattern
-        return (literal,), (f"{folder}/{kind}.*/{self.name}.yaml",)
+            return literals, ()  # not a Kubernetes name; never let it act as a pattern
+        return literals, tuple(f"{folder}/{kind}.*/{file}" for file in files)
 
     def __str__(self) -> str:
         kind = f"{self.kind}.{self.group}" if self.group else self.kind

@@ -47,6 +47,7 @@ from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.model.inputs import Inputs
 from gitops_karmada.reconcile import RenderResult, reconcile
+from gitops_karmada.usecases.host_limits import check_host_limits, log_host_limits
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from gitops_karmada.core.diff.model import PlanDiff
     from gitops_karmada.core.failover.controllers import FailoverOutcome
     from gitops_karmada.core.file_changes import FileChange
+    from gitops_karmada.core.host_limits import HostLimitFinding
     from gitops_karmada.model.config import ToolConfig
 
 PUSH_ATTEMPTS = 5
@@ -83,6 +85,8 @@ class ReconcileOutcome:
     and nothing was read or rendered."""
     shards: tuple[ShardWrite, ...] = ()
     """The output shards the commit wrote or kept (sharded output modes)."""
+    host_limits: tuple[HostLimitFinding, ...] = ()
+    """Folders and files the changes leave past what a Git host handles well (``output.hostLimits``)."""
 
     @property
     def source(self) -> str:
@@ -342,6 +346,9 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         )
     assert state.source is not None
     view = state.view or OutputView(state.source)
+    # counted in the tree the run reads and writes (the shards' folders, in a sharded output mode)
+    limits = check_host_limits(store, view.rev, changes, state.request.config)
+    log_host_limits(limits)
     layout = RepoLayout.of(state.request.config)
     assert result.inputs is not None
     plan = plan_shards(
@@ -357,7 +364,7 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         )
     pending = None if changes else layout_pending(store, state.source, view, plan, layout)
     if write.dry_run or not (changes or pending) or checked.violations:
-        return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted)
+        return ReconcileOutcome(state, result, changes, guard=checked, reverted=reverted, host_limits=limits)
     if pending:
         logger.bind(logger="output").info("writing the output although no file changed: {}", pending)
     if write.stream is not None:
@@ -390,7 +397,14 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
     log_output_write(written, layout)
     # no log line of its own: the CLI prints "committed" on stdout, the daemon logs the run with its commit
     return ReconcileOutcome(
-        state, result, changes, written.commit, guard=checked, reverted=reverted, shards=written.shards
+        state,
+        result,
+        changes,
+        written.commit,
+        guard=checked,
+        reverted=reverted,
+        shards=written.shards,
+        host_limits=limits,
     )
 
 

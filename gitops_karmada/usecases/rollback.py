@@ -144,7 +144,14 @@ def plan_rollback(
         )
     layout = RepoLayout.of(read_config(store, tip)[0])
     target_config, _ = read_config(store, target)
-    if RepoLayout.of(target_config) != layout:
+    target_layout = RepoLayout.of(target_config)
+    if target_layout.buckets != layout.buckets and target_layout.folders == layout.folders:
+        raise LifecycleError(
+            f"output.buckets differs between {rev} ({target_layout.buckets}) and {ref} ({layout.buckets}): "
+            "rollback across a change of the bucket folders is not supported; set output.buckets back "
+            "and reconcile (the files move), then roll back"
+        )
+    if target_layout != layout:
         raise LifecycleError(
             f"the output folders differ between {rev} ({RepoLayout.of(target_config).folders}) and {ref} "
             f"({layout.folders}); rollback across a change of clustersDir/stateDir is not supported"

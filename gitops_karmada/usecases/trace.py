@@ -106,18 +106,18 @@ def trace_file(store: GitStore, rev: str, path: str) -> FileTrace:
     """The provenance of the file ``path`` (repository-relative) as committed at ``rev``."""
     commit = store.resolve(rev)
     layout = read_layout(store, commit)
-    parts = path.split("/")
-    clusters_depth = layout.clusters_dir.count("/") + 1
-    if not layout.is_output(path) or len(parts) != clusters_depth + 4 or not path.endswith(".yaml"):
+    parts = layout.manifest_parts(path)
+    if parts is None:
+        bucket = "<bucket>/" if layout.buckets else ""
         raise LifecycleError(
             f"{path} is not a rendered manifest path ({layout.cluster_folder('<cluster>')}/<namespace or "
-            f"{CLUSTER_SCOPED_FOLDER}>/<kind>.<group>/<name>.yaml): gitops-karmada never writes there"
+            f"{CLUSTER_SCOPED_FOLDER}>/<kind>.<group>/{bucket}<name>.yaml): gitops-karmada never writes there"
         )
     where, inside = locate_output(store, commit, layout, path)  # a sharded output: the shard commit
     content = store.read_file(where, inside)
     if content is None:
         raise LifecycleError(f"{path} does not exist at {rev}")
-    cluster, namespace_folder, _, _ = parts[clusters_depth:]
+    cluster, namespace_folder = parts
     owned = owners_of(store, commit, layout, [path])
     owner = owned.owner(path)
     record = owner.record if owner is not None else None

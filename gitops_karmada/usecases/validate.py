@@ -19,6 +19,7 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.core.codecs.yaml_input import field_lines, line_of_field, load_yaml_documents
 from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.host_limits import folder_entries, host_limit_findings, touched_folders
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.lint import api_server_checks
 from gitops_karmada.core.schema_check import check_rendered, schema_checker
@@ -197,13 +198,19 @@ def _check_rendered(repo: Path, state: RepositoryState, inputs: Inputs) -> tuple
         content = GitStore.open(repo).read_blobs(sorted(set(blobs.values())))
         files = {path: content[oid] for path, oid in blobs.items()}
     clusters = {cluster.name: cluster for cluster in inputs.clusters}
-    found, checked, unchecked = check_rendered(files, RepoLayout.of(inputs.config), clusters, checker)
+    layout = RepoLayout.of(inputs.config)
+    found, checked, unchecked = check_rendered(files, layout, clusters, checker)
     logger.bind(logger="validate").info(
         "--rendered: {} manifest(s) in the cluster folders checked against their schemas"
         + (f"; {unchecked} of kinds no schema knows were not" if unchecked else ""),
         checked,
     )
-    return found
+    # every cluster folder as committed, against what a Git host handles well
+    every = dict.fromkeys(files, True)
+    counts = folder_entries({}, every, touched_folders(every, (layout.clusters_dir,)))
+    sizes = {path: len(content) for path, content in files.items()}
+    limits = host_limit_findings(counts, sizes, inputs.config.output.host_limits, layout)
+    return (*found, *(finding.to_diagnostic() for finding in limits))
 
 
 def _file_reader(validation: Validation) -> Callable[[str], bytes | None]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -161,7 +162,17 @@ def test_policy_of(annotations: dict[str, str], expected: str | None) -> None:
     ids=["kind-only", "kind-and-group", "cluster-scoped", "dotted-group", "pattern-characters-stay-literal"],
 )
 def test_record_pathspecs(text: str, literals: list[str], globs: list[str]) -> None:
-    assert TemplateReference.parse(text).record_pathspecs(LAYOUT) == (tuple(literals), tuple(globs))
+    assert TemplateReference.parse(text).record_pathspecs(LAYOUT) == (in_buckets(literals), in_buckets(globs))
+
+
+def in_buckets(paths: list[str]) -> tuple[str, ...]:
+    """Each path, then the same in the bucket folders of 16, 256 and 4096 (``output.buckets``)."""
+    found: list[str] = []
+    for path in paths:
+        folder, _, file = path.rpartition("/")
+        digest = hashlib.sha256(file.removesuffix(".yaml").encode()).hexdigest()
+        found += [path, *(f"{folder}/{digest[:digits]}/{file}" for digits in (1, 2, 3))]
+    return tuple(found)
 
 
 @pytest.mark.parametrize(

@@ -183,7 +183,8 @@ def test_a_webhook_during_a_status_run_on_a_remote_preempts_it_at_once(
     git(tmp_path, "clone", "-q", str(remote.bare), str(daemon_dir))
     metrics = DaemonMetrics()
     status = DaemonStatus(Snapshot(repository=str(daemon_dir), branch="main", mode="remote"))
-    settings = WorkerSettings(branch="main", remote="origin", push=True, interval=60)
+    # every run pushes at once (no --push-interval): the second run's push is the one preempted
+    settings = WorkerSettings(branch="main", remote="origin", push=True, interval=60, push_interval=0)
     worker = Worker(GitStore.open(daemon_dir), settings, status, metrics)
     pushed: list[str] = []
 

@@ -45,8 +45,11 @@ class Daemon:
 
     @classmethod
     def start(cls, repo: Path, *args: str, log_path: Path, env: dict[str, str] | None = None) -> Daemon:
+        """The daemon on ``repo`` with ``args``; pushes are not held back (``--push-interval 0``) unless
+        ``args`` names another interval (the last one given counts)."""
         command = [sys.executable, "-m", "gitops_karmada", "--logging-format", "json", "--log-level", "debug",
-                   "watch", "--repo", str(repo), "--listen", "127.0.0.1:0", *args]  # fmt: skip
+                   "watch", "--repo", str(repo), "--listen", "127.0.0.1:0", "--push-interval", "0",
+                   *args]  # fmt: skip
         offset = log_path.stat().st_size if log_path.exists() else 0
         with log_path.open("ab") as log:
             process = subprocess.Popen(command, stdout=log, stderr=log, env={**os.environ, **(env or {})})

@@ -42,3 +42,20 @@ def test_the_plan_counts_every_change_and_lists_the_removed_files() -> None:
     checked = guard(plan, parse_guardrails(("cluster-emptied", "max-deleted=2")))
     assert sorted(v.guardrail for v in checked.violations) == ["cluster-emptied", "max-deleted=2"]
     assert [v.subject for v in checked.violations if v.guardrail == "cluster-emptied"] == ["m2"]
+
+
+def test_a_file_moved_into_its_bucket_folder_is_no_removal() -> None:
+    """``output.buckets`` switched on: every file is deleted at its old path and written in its bucket folder
+    of the same cluster, which removes nothing (no Namespace leaves, nothing counts for max-deleted)."""
+    layout = RepoLayout("clusters", "karmada-state", "cluster-snapshots", buckets=16)
+    existing = ["clusters/m1/_cluster/namespace/shop.yaml", "clusters/m1/shop/configmap/a.yaml"]
+    changes: dict[str, bytes | None] = {
+        "clusters/m1/_cluster/namespace/shop.yaml": None,
+        f"clusters/m1/_cluster/namespace/{layout.bucket('shop')}/shop.yaml": b"moved",
+        "clusters/m1/shop/configmap/a.yaml": None,
+        "clusters/m2/shop/configmap/a.yaml": b"another cluster's",  # not a move of m1's file
+    }
+    plan = write_plan(previous=(), current=(), existing=existing, changes=changes, layout=layout)
+    assert [o.path for o in plan.objects] == ["clusters/m1/shop/configmap/a.yaml"]
+    checked = guard(plan, parse_guardrails(("namespace-removed", "max-deleted=0")))
+    assert [v.guardrail for v in checked.violations] == ["max-deleted=0"]

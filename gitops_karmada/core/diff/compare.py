@@ -21,7 +21,6 @@ from gitops_karmada.core.diff.manifests import (
     cluster_manifests,
     compare_manifests,
     count_by_cluster,
-    object_path,
 )
 from gitops_karmada.core.diff.model import ChangeKind, ClusterChange, PlanDiff
 from gitops_karmada.core.diff.placement import Identity, compare_placement, template_problems
@@ -58,7 +57,9 @@ def compare(
     running_after = {**head_placements, **{i: base_placements[i] for i in released}}
 
     keys: dict[str, ObjectKey] = {
-        object_path(p.key): p.key for index in (base_placements, head_placements) for p in index.values()
+        side.layout.object_path(p.key): p.key
+        for side, index in ((base, base_placements), (head, head_placements))
+        for p in index.values()
     }
     base_manifests, head_manifests, counts_before, counts_after = _manifests(base, head, candidates)
     objects = tuple(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.core.diff.model import ChangeKind, GuardrailViolation, ProblemKind
 from gitops_karmada.core.diff.wording import percent
-from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER
+from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, is_bucket_of
 from gitops_karmada.model.guardrails import Guardrail, GuardrailKind
 
 if TYPE_CHECKING:
@@ -115,9 +115,17 @@ def check_guardrails(diff: PlanDiff, guardrails: Iterable[Guardrail]) -> tuple[G
 
 
 def _is_namespace(path: str) -> bool:
-    """A core Namespace in a cluster folder (``<clusters>/<cluster>/_cluster/namespace/<name>.yaml``)."""
+    """A core Namespace in a cluster folder (``<clusters>/<cluster>/_cluster/namespace/<name>.yaml``, or in
+    a bucket folder ``…/namespace/<bucket>/<name>.yaml``)."""
     parts = path.split("/")
-    return len(parts) >= 4 and parts[-3] == CLUSTER_SCOPED_FOLDER and parts[-2] == "namespace"
+    if len(parts) >= 4 and parts[-3] == CLUSTER_SCOPED_FOLDER and parts[-2] == "namespace":
+        return True
+    return (
+        len(parts) >= 5
+        and parts[-4] == CLUSTER_SCOPED_FOLDER
+        and parts[-3] == "namespace"
+        and is_bucket_of(parts[-2], _file_name(path))
+    )
 
 
 def _file_name(path: str) -> str:

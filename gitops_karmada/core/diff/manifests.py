@@ -17,10 +17,10 @@ from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.diff.fields import field_changes
 from gitops_karmada.core.diff.model import ChangeKind, ObjectDiff, SecretKeys
 from gitops_karmada.core.diff.secrets import is_secret, mask_secret_pair
-from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout, kind_folder
 from gitops_karmada.model.errors import InputError
 
 if TYPE_CHECKING:
+    from gitops_karmada.core.layout import RepoLayout
     from gitops_karmada.model.keys import ObjectKey
 
 CONTEXT_LINES = 3
@@ -34,11 +34,6 @@ ManifestRef = tuple[str, str]
 
 A plain tuple, not a dataclass: a fleet has hundreds of thousands of them, hashed and sorted.
 """
-
-
-def object_path(key: ObjectKey) -> str:
-    """Where ``key`` lives inside a cluster folder (the layout's scheme without the cluster prefix)."""
-    return f"{key.namespace or CLUSTER_SCOPED_FOLDER}/{kind_folder(key)}/{key.name}.yaml"
 
 
 def cluster_manifests(tree: Mapping[str, bytes], layout: RepoLayout) -> dict[ManifestRef, bytes]:

@@ -76,6 +76,11 @@ def write_plan(
                 continue
             removed.append(path)
         kinds[path[len(prefix) :].partition("/")[0], _kind(content, known)] += 1
+    if removed:
+        # an object written at another path of its cluster moved (``output.buckets`` changed): not removed
+        written = {layout.object_of(p) for p, c in changes.items() if c is not None and p.startswith(prefix)}
+        written.discard(None)
+        removed = [p for p in removed if layout.object_of(p) not in written]
     objects = [
         ObjectDiff(
             cluster=path[len(prefix) :].partition("/")[0],

@@ -1,0 +1,82 @@
+"""A run's changes against what Git hosts handle well: counts the folders it touches as its commit would
+have them and sizes the files it writes (``core.host_limits`` judges), one warning per folder or file."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from loguru import logger
+
+from gitops_karmada.adapters.git_tree import decode_path
+from gitops_karmada.core.file_changes import StoredBlob
+from gitops_karmada.core.host_limits import folder_entries, host_limit_findings, touched_folders
+from gitops_karmada.core.layout import RepoLayout
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Mapping
+
+    from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.core.file_changes import FileChange
+    from gitops_karmada.core.host_limits import HostLimitFinding
+    from gitops_karmada.model.config import ToolConfig
+
+LISTED_FOLDERS = 1000
+"""Up to this many touched folders are listed one level each (one ``ls-tree`` naming them); more (a first
+run, a layout switch), and the managed folders are listed whole, once."""
+
+
+def check_host_limits(
+    store: GitStore, parent: str | None, changes: Mapping[str, FileChange], config: ToolConfig
+) -> tuple[HostLimitFinding, ...]:
+    """The folders and files ``changes`` on top of ``parent`` leave past ``output.hostLimits``."""
+    limits = config.output.host_limits
+    if not changes or not (limits.max_folder_entries or limits.max_file_bytes):
+        return ()
+    layout = RepoLayout.of(config)
+    counts: dict[str, int] = {}
+    if limits.max_folder_entries:
+        folders = touched_folders(changes, layout.folders)
+        before = entries_before(store, parent, folders, layout.folders) if parent is not None else {}
+        counts = folder_entries(before, {p: c is not None for p, c in changes.items()}, folders)
+    sizes: dict[str, int] = {}
+    if limits.max_file_bytes:
+        stored = {p: c.oid for p, c in changes.items() if isinstance(c, StoredBlob)}
+        known = store.blob_sizes(sorted(set(stored.values())))
+        sizes = {p: len(c) for p, c in changes.items() if isinstance(c, bytes)}
+        sizes.update({p: known.get(oid, 0) for p, oid in stored.items()})
+    return host_limit_findings(counts, sizes, limits, layout)
+
+
+def entries_before(
+    store: GitStore,
+    parent: str,
+    folders: Collection[str],
+    roots: Collection[str],
+    *,
+    listed: int = LISTED_FOLDERS,
+) -> dict[str, set[str]]:
+    """The names directly inside each of ``folders`` (all under ``roots``) at ``parent``: up to ``listed``
+    folders listed one level each, more by one listing of the ``roots``."""
+    if len(folders) <= listed:
+        # a folder named with one inside it is descended into, not listed: its entries say it is there
+        paths = [entry.path for entry in store.list_children(parent, sorted(folders))]
+    else:
+        raw = store.list_inside_raw(parent, sorted(roots))
+        paths = [decode_path(record.partition(b"\t")[2]) for record in raw.split(b"\0") if record]
+    before: defaultdict[str, set[str]] = defaultdict(set)
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        while folder:  # a folder the run does not touch may be inside one it does
+            if folder in folders:
+                before[folder].add(name)
+            folder, _, name = folder.rpartition("/")
+    return before
+
+
+def log_host_limits(findings: tuple[HostLimitFinding, ...], command: str = "reconciler") -> None:
+    """One warning per folder or file past the host limits."""
+    for finding in findings:
+        logger.bind(logger=command, path=finding.path, limit=finding.kind.value, size=finding.size).warning(
+            "{}", finding.message
+        )
