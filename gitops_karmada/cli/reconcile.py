@@ -101,8 +101,10 @@ def report(outcome: ReconcileOutcome, *, dry_run: bool, command: str = "reconcil
             click.echo(f"{'D' if content is None else 'W'} {path}")
         click.echo(f"dry run: {len(outcome.changes)} file(s) would change")
     elif outcome.commit:
+        moved = sum(1 for w in outcome.shards if w.old != w.new)
         click.echo(
             f"committed {outcome.commit[:12]}: {len(outcome.changes)} file(s) changed"
+            + (f", {moved} output shard(s) committed" if moved else "")
             + (" (pushed)" if outcome.pushed else "")
         )
     else:

@@ -43,6 +43,8 @@ def test_branch_per_cluster_moves_the_folders_out_and_every_verb_reads_them_back
 
     moved = repo.cli("reconcile")
     assert "moved the cluster folders out of clusters/" in moved.stderr
+    assert "3 output shard(s) committed" in moved.stdout
+    assert " 0 redone" in moved.stderr, "where the output goes changes no rendering: nothing is redone"
     assert repo.tree("clusters") == [], "the source branch keeps only the inputs, records and state"
     assert not repo.exists("clusters")
     for path, oid in tree_mode.items():

@@ -70,7 +70,16 @@ class FingerprintContext:
         for (group, _version, kind), (_name, schema) in sorted(crd_schemas(self.inputs.templates).items()):
             by_kind.setdefault((group, kind), []).append(digest(schema))
         self._schemas = {kind: digest(parts) for kind, parts in by_kind.items()}
-        config = self.inputs.config.model_dump(mode="json", by_alias=True, exclude={"guardrails", "removals"})
+        # where the output is committed and what is warned of never changes what a template renders
+        config = self.inputs.config.model_dump(
+            mode="json",
+            by_alias=True,
+            exclude={
+                "guardrails": True,
+                "removals": True,
+                "output": {"mode", "branch", "folder", "groups", "host_limits"},
+            },
+        )
         # a binding records its policy's PriorityClass value, and the run's order follows it
         classes = priority_classes(self.inputs.templates)
         self._global = digest(
