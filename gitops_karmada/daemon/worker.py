@@ -45,6 +45,7 @@ from gitops_karmada.model.errors import GitError, RunCancelled
 from gitops_karmada.usecases.reconcile import (
     ReconcileOutcome,
     next_due,
+    push_branch,
     reconcile_and_push,
     reconcile_ref,
 )
@@ -271,7 +272,7 @@ class Worker:
             return
         with self.lock:
             try:
-                self.store.push(upstream[0], self.settings.ref, upstream[1])
+                push_branch(self.store, self.settings.ref, upstream[0], upstream[1])
             except GitError as err:
                 logger.bind(logger="watch").warning(
                     "stopping: the held commit was not pushed ({}); the next start reconciles and pushes", err

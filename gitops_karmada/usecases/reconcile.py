@@ -545,6 +545,16 @@ def _rebase_onto_remote(store: GitStore, ref: str, outcome: ReconcileOutcome, re
     store.move_ref(ref=ref, old=local, new=remote_sha)
 
 
+def push_branch(
+    store: GitStore, ref: str, remote: str, remote_branch: str, written: tuple[ShardWrite, ...] = ()
+) -> None:
+    """Push ``ref`` to ``remote_branch``: the output shards its tip records first (``written``: those a run
+    just emptied too), so the remote's branch never names a shard commit the remote lacks."""
+    layout = RepoLayout.of(read_config(store, ref)[0])
+    push_shards(store, store.resolve(ref), layout, remote, written, source_branch=remote_branch)
+    store.push(remote, ref, remote_branch)
+
+
 def reconcile_and_push(
     store: GitStore,
     ref: str,
@@ -584,15 +594,7 @@ def reconcile_and_push(
         if outcome.refused:
             return outcome
         try:
-            push_shards(
-                store,
-                store.resolve(ref),
-                RepoLayout.of(read_config(store, ref)[0]),
-                remote,
-                outcome.shards,
-                source_branch=remote_branch,
-            )
-            store.push(remote, ref, remote_branch)
+            push_branch(store, ref, remote, remote_branch, outcome.shards)
         except GitError as err:
             if not err.temporary or attempt == PUSH_ATTEMPTS:
                 raise

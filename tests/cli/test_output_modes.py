@@ -290,3 +290,40 @@ def test_a_group_on_the_branch_the_fleet_is_pushed_to_is_refused_before_anything
     )
     assert "diverged" not in done.stdout + done.stderr
     assert git(origin, "rev-parse", "main") == pushed, "nothing pushed"
+
+
+def test_a_held_push_made_when_the_daemon_stops_carries_its_shards(tmp_path: Path) -> None:
+    import json
+
+    from tests.cli.watch_harness import Daemon, Remote, clone, wait_for
+    from tests.daemon.test_push_coalescing import SECRET, _counter, _signed
+
+    remote = Remote.create(tmp_path)
+    set_mode(remote.user, "  mode: branch-per-cluster\n")
+    remote.user.commit("one branch per cluster")
+    git(remote.user.path, "push", "-q", "origin", "main")
+    secret = tmp_path / "secret"
+    secret.write_bytes(SECRET)
+    work = tmp_path / "daemon"
+    clone(remote.bare, work)
+    args = (
+        "--remote",
+        "origin",
+        "--interval",
+        "60",
+        "--webhook-secret-file",
+        str(secret),
+        "--push-interval",
+        "60",
+    )
+    with Daemon.start(work, *args, log_path=tmp_path / "daemon.log") as daemon:
+        wait_for(lambda: remote.reconciled(remote.user.head()), "the initial reconcile, pushed at once")
+        source = remote.push_change(7)
+        body = json.dumps({"ref": "refs/heads/main"}).encode()
+        assert daemon.post("/hooks/git", body, _signed(body)) == 202
+        wait_for(lambda: _counter(daemon, "gitops_karmada_pushes_held_back_total") == 1, "the held run")
+        assert daemon.terminate() == 0
+    assert remote.reconciled(source)
+    record = yaml.safe_load(git(remote.bare, "show", "main:karmada-state/shards.yaml"))
+    for shard in record["shards"]:
+        assert git(remote.bare, "rev-parse", f"refs/heads/clusters/{shard['name']}") == shard["commit"]
