@@ -296,7 +296,8 @@ def test_a_held_push_made_when_the_daemon_stops_carries_its_shards(tmp_path: Pat
     import json
 
     from tests.cli.watch_harness import Daemon, Remote, clone, wait_for
-    from tests.daemon.test_push_coalescing import SECRET, _counter, _signed
+    from tests.cli.test_watch import SECRET, _signed
+    from tests.daemon.test_push_coalescing import _counter
 
     remote = Remote.create(tmp_path)
     set_mode(remote.user, "  mode: branch-per-cluster\n")
