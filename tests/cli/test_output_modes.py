@@ -295,8 +295,8 @@ def test_a_group_on_the_branch_the_fleet_is_pushed_to_is_refused_before_anything
 def test_a_held_push_made_when_the_daemon_stops_carries_its_shards(tmp_path: Path) -> None:
     import json
 
-    from tests.cli.watch_harness import Daemon, Remote, clone, wait_for
     from tests.cli.test_watch import SECRET, _signed
+    from tests.cli.watch_harness import Daemon, Remote, clone, wait_for
     from tests.daemon.test_push_coalescing import _counter
 
     remote = Remote.create(tmp_path)
