@@ -140,9 +140,13 @@ def is_under(path: str, prefix: str) -> bool:
     return not prefix or path == prefix or path.startswith(prefix + "/")
 
 
-def ls_tree_raw(runner: GitRunner, commit: str, pathspecs: Sequence[str], *, recursive: bool = True) -> bytes:
-    """``ls-tree -z`` of ``commit`` limited to ``pathspecs`` (none: the whole tree), as git prints it."""
-    args = ["--literal-pathspecs", "ls-tree", *(["-r"] if recursive else []), "-z", "--full-tree", commit]
+def ls_tree_raw(
+    runner: GitRunner, commit: str, pathspecs: Sequence[str], *, recursive: bool = True, names: bool = False
+) -> bytes:
+    """``ls-tree -z`` of ``commit`` limited to ``pathspecs`` (none: the whole tree), as git prints it
+    (``names``: the paths alone, NUL-separated)."""
+    args = ["--literal-pathspecs", "ls-tree", *(["-r"] if recursive else []), "-z", "--full-tree"]
+    args += [*(["--name-only"] if names else []), commit]
     if pathspecs:
         args += ["--", *pathspecs]
     return runner.run(args, operation="ls-tree", what=f"listing the tree of {commit}").stdout

@@ -376,6 +376,12 @@ class RepoLayout:
     def manifest_path(self, cluster: str, key: ObjectKey) -> str:
         return manifest_path(self.clusters_dir, cluster, key, self.buckets)
 
+    def manifest_paths(self, clusters: Iterable[str], key: ObjectKey) -> dict[str, str]:
+        """``manifest_path`` of ``key`` in each of ``clusters`` (the object's own path made once: a run asks
+        it for every reused template on every cluster)."""
+        inside, folder = _object_path(key, self.buckets), self.clusters_dir
+        return {cluster: f"{folder}/{cluster}/{inside}" for cluster in clusters}
+
     def binding_path(self, key: ObjectKey) -> str:
         return binding_path(self.state_dir, key, self.buckets)
 

@@ -12,6 +12,7 @@ reported, not a mistake in the inputs: it passes, and the guardrails excuse it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ from gitops_karmada.reconcile.request import ManagedBlobs
 from gitops_karmada.reconcile.result import Guarded
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable
 
     from gitops_karmada.core.diff.removals import RemovalGroup
     from gitops_karmada.model.config import ToolConfig
@@ -150,7 +151,7 @@ def removal_facts(result: RenderResult, request: ReconcileRequest) -> RemovalFac
             for o in result.outcomes
             if o.binding is not None and not o.removed and o.match.state is not ClaimState.UNMATCHED
         },
-        rendered=_rendered(result),
+        rendered=_Rendered(result),
         evictions=evictions,
         quota_owners=quota_owners,
         config_changed=history.config_changed if history is not None else False,
@@ -158,6 +159,29 @@ def removal_facts(result: RenderResult, request: ReconcileRequest) -> RemovalFac
         rolled_back_to=request.mode.rolled_back_to,
         layout=layout,
     )
+
+
+class _Rendered(Mapping[str, Mapping[tuple[str, str], tuple[str, ...]]]):
+    """``_rendered`` of a result, made on first use: only a CRD's removal asks it, and at 4 million
+    manifests it costs seconds that a run removing nothing never needs."""
+
+    def __init__(self, result: RenderResult) -> None:
+        self._result = result
+        self._made: Mapping[str, Mapping[tuple[str, str], tuple[str, ...]]] | None = None
+
+    def _found(self) -> Mapping[str, Mapping[tuple[str, str], tuple[str, ...]]]:
+        if self._made is None:
+            self._made = _rendered(self._result)
+        return self._made
+
+    def __getitem__(self, cluster: str) -> Mapping[tuple[str, str], tuple[str, ...]]:
+        return self._found()[cluster]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._found())
+
+    def __len__(self) -> int:
+        return len(self._found())
 
 
 def _rendered(result: RenderResult) -> Mapping[str, Mapping[tuple[str, str], tuple[str, ...]]]:

@@ -134,7 +134,7 @@ def reused(
     return TemplateOutcome(
         key=key,
         match=match,
-        paths={cluster: layout.manifest_path(cluster, key) for cluster in entry.rendered},
+        paths=layout.manifest_paths(entry.rendered, key),
         diagnostics=entry.warnings,
         fingerprint=fingerprint,
         reused=True,

@@ -60,7 +60,7 @@ def entries_before(
     folders listed one level each, more by one listing of the ``roots``."""
     if len(folders) <= listed:
         # a folder named with one inside it is descended into, not listed: its entries say it is there
-        paths = [entry.path for entry in store.list_children(parent, sorted(folders))]
+        paths = store.list_children_paths(parent, sorted(folders))
     else:
         raw = store.list_inside_raw(parent, sorted(roots))
         paths = [decode_path(record.partition(b"\t")[2]) for record in raw.split(b"\0") if record]
