@@ -85,6 +85,9 @@ def lock_message(lock: str) -> str:
     )
 
 
+_DIED_OF_SIGNAL = re.compile(r"died of signal (\d+)")
+
+
 def died_of(returncode: int) -> str:
     """`` (killed by SIGNAME)`` for a git process a signal ended, which then says nothing on stderr; else
     "". SIGXFSZ is a file size limit reached: no room to write."""
@@ -109,6 +112,11 @@ def git_error(operation: str, what: str, stderr: bytes | str = b"", *, temporary
         held = lock_holder(lock) is not None
         return GitError(operation, f"{what}: {lock_message(lock)}", temporary=temporary or held)
     tail = stderr_tail(stderr)
+    # a child of git killed by a signal ("unpack-objects died of signal 25") says no more than its number
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    found = _DIED_OF_SIGNAL.search(text)
+    if found is not None:
+        tail += died_of(-int(found.group(1)))
     return GitError(operation, f"{what}: {tail}" if tail else what, temporary=temporary)
 
 

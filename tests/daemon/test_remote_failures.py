@@ -379,6 +379,41 @@ def test_a_killed_worker_process_is_replaced_and_leaves_no_zombie(tmp_path: Path
     assert not _children(pid)
 
 
+def test_no_room_to_write_during_a_fetch_fails_it_cleanly_and_the_next_fetch_succeeds(tmp_path: Path) -> None:
+    """A full disk while the remote-mode daemon fetches a user's 2 MiB commit (RLIMIT_FSIZE of 1 MiB, which
+    the fetch inherits): the fetch fails with one line naming the cause, nothing is pushed, and once the
+    limit is lifted the commit is fetched and reconciled; ``git fsck`` finds the clone whole."""
+    import base64
+    import resource
+
+    from tests.builders import configmap
+
+    remote = Remote.create(tmp_path)
+    with _remote_daemon(remote, tmp_path, "--interval", "0.5") as daemon:
+        wait_for(lambda: remote.reconciled(remote.user.head()), "the initial reconcile")
+        reconciled = remote.tip()
+        unlimited = resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE)
+        resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE, (1 << 20, unlimited[1]))
+        user = remote.user
+        git(user.path, "pull", "-q", "--ff-only")
+        blob = base64.b64encode(os.urandom(3 << 19)).decode()  # 2 MiB that no pack compresses
+        user.write("apps/big.yaml", configmap("big", "shop", {"blob": blob}))
+        source = user.commit("a 2 MiB ConfigMap")
+        git(user.path, "push", "-q", "origin", "main")
+        wait_for(lambda: daemon.runs("error") >= 1, "the fetch that has no room to write")
+        failed = [e for e in daemon.entries() if "retryIn" in e]
+        assert failed and "fetch" in failed[0]["msg"] and "SIGXFSZ" in failed[0]["msg"], failed
+        assert remote.tip() == source, "nothing pushed over the user's commit"
+        assert git(remote.bare, "rev-parse", "HEAD~1") == reconciled
+        resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE, unlimited)
+        wait_for(lambda: remote.reconciled(source), "the reconcile once there is room", timeout=30)
+        checked = git(tmp_path / "daemon", "fsck", "--no-progress", "--strict")
+        assert all(line.startswith("dangling ") for line in checked.splitlines()), checked
+        assert daemon.get("/readyz")[0] == 200
+        assert daemon.terminate() == 0
+    assert all(json.loads(line) for line in daemon.log().splitlines())
+
+
 def test_no_room_to_write_fails_the_run_cleanly_and_the_next_run_succeeds_once_there_is(
     tmp_path: Path,
 ) -> None:
