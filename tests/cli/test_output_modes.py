@@ -185,9 +185,18 @@ def test_repo_per_group_writes_each_group_to_its_own_remote_and_a_fresh_clone_re
     other.write("apps/web.yaml", deployment("web", "shop", replicas=8))
     other.commit("scale web to 8")
     us_before = git(remotes["us"], "rev-parse", "fleet")
+    diff = other.cli("diff", "--base", "HEAD~1", "--head", "HEAD", "--exit-code", "false")
+    assert WEB_PATH.format(cluster="member1") in diff.stdout
     other.cli("reconcile", "--push")
     assert web_replicas(remotes["eu"], "main", "member1/" + WEB_IN_SHARD) == 6
     assert git(remotes["us"], "rev-parse", "fleet") == us_before, "the group the change does not touch"
+    other.cli("verify", "--full")
+
+    scaled = git(remotes["eu"], "rev-parse", "main")
+    other.cli("rollback", "HEAD~2")
+    other.cli("reconcile", "--push")
+    assert web_replicas(remotes["eu"], "main", "member1/" + WEB_IN_SHARD) == 3
+    git(remotes["eu"], "merge-base", "--is-ancestor", scaled, "main")  # forward: the group's history kept
     other.cli("verify", "--full")
 
 
