@@ -448,3 +448,53 @@ def test_an_unknown_mode_names_the_input(pull_request: Runner) -> None:
     )
     assert run.outputs["exit-code"] == "2"
     assert github.state.requests == []
+
+
+def test_the_pull_request_comment_and_the_reconcile_work_on_a_branch_per_cluster_fleet(
+    fleet: Path, tmp_path: Path
+) -> None:
+    """The fleet's output on one branch per cluster: a clone (as actions/checkout with fetch-depth 0 makes
+    it) diffs a pull request from the shards, and the reconcile mode pushes the shards with the branch."""
+    source = FleetRepo(tmp_path / "source")
+    git(tmp_path, "clone", "-q", str(fleet), str(source.path))
+    config = source.read("gitops-karmada.yaml")
+    assert "\n  mode: tree" in config
+    source.write("gitops-karmada.yaml", config.replace("\n  mode: tree", "\n  mode: branch-per-cluster", 1))
+    source.commit("one branch per cluster")
+    source.cli("reconcile")
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(source.path), str(remote))
+    for branch in ("member1", "member2", "member3", "member4"):
+        git(source.path, "push", "-q", str(remote), f"clusters/{branch}")
+
+    repo = FleetRepo(tmp_path / "workspace")
+    git(tmp_path, "clone", "-q", str(remote), str(repo.path))
+    git(repo.path, "checkout", "-q", "-b", "feature")
+    change_weight(repo)
+    repo.commit("frontend: equal weights")
+    runner = Runner(repo, tmp_path / "runner")
+    runner.work.mkdir()
+    with FakeGitHub(TOKEN, REPOSITORY) as github:
+        run = runner.run(github)
+        assert run.returncode == 0, run.log
+        (comment,) = github.state.comments[PR]
+    assert (
+        "| `Deployment.apps/shop/frontend` | pp/frontend | 8 | **4 → 2** | **2 → 3** | **2 → 3** |"
+        in comment["body"]
+    )
+
+    git(repo.path, "checkout", "-q", "main")
+    git(repo.path, "merge", "-q", "--ff-only", "feature")
+    git(repo.path, "push", "-q", "origin", "main")
+    merged = repo.head()
+    pushing = Runner(repo, tmp_path / "runner-push", push=True)
+    pushing.work.mkdir()
+    with FakeGitHub(TOKEN, REPOSITORY) as github:
+        done = pushing.run_with(github, {"mode": "reconcile"}, IDENTITY)
+    assert done.returncode == 0, done.log
+    assert git(remote, "rev-parse", "main~1") == merged
+    assert "clusters/" not in git(remote, "show", "--stat", "--format=", "main")
+    record = git(remote, "show", "main:karmada-state/shards.yaml")
+    member1 = git(remote, "rev-parse", "clusters/member1")
+    assert member1 in record, "the remote's shard branch is the commit the pushed record names"
+    assert "replicas: 2" in git(remote, "show", "clusters/member1:shop/deployment.apps/frontend.yaml")
