@@ -42,7 +42,6 @@ from gitops_karmada.adapters.git_tree_edit import (
 )
 from gitops_karmada.adapters.tool_commits import RENDERED_BY
 from gitops_karmada.core.shards import (
-    SHARDS_FILE,
     Shard,
     ShardPlan,
     ShardRecord,
@@ -62,7 +61,7 @@ if TYPE_CHECKING:
 
 
 def shards_path(layout: RepoLayout) -> str:
-    return f"{layout.state_dir}/{SHARDS_FILE}"
+    return layout.shards_path
 
 
 def recorded_shards(store: GitStore, source: str, layout: RepoLayout) -> ShardRecord | None:
@@ -263,7 +262,7 @@ def _write_shards(
         for recorded in view.record.shards:  # a shard that held folders this plan no longer gives it
             shards.setdefault(recorded.shard.name, recorded.shard)
             members.setdefault(recorded.shard.name, [])
-    names = {c: f"{result}:{layout.clusters_dir}/{c}" for c in present}
+    names = {c: f"{result}:{layout.cluster_folder(c)}" for c in present}
     subtrees = object_ids(runner, list(names.values()))
     locals_ = shard_tips(store, shards.values())
     # no local branch (a fresh clone): the commit the record names, which the remote branch has
@@ -394,7 +393,7 @@ def layout_pending(
     if not plan.sharded:
         return "the cluster folders come back to the source branch" if view.sharded else None
     if object_ids(store.runner, [f"{source}:{layout.clusters_dir}"])[f"{source}:{layout.clusters_dir}"]:
-        return f"the cluster folders move from {layout.clusters_dir}/ to their shard branches"
+        return f"the cluster folders move from {layout.output_prefix} to their shard branches"
     record = view.record
     if record is None:
         return None

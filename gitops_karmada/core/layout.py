@@ -35,6 +35,8 @@ CLUSTER_SCOPED_FOLDER = "_cluster"
 BINDINGS_FOLDER = "bindings"
 QUOTAS_FOLDER = "quotas"
 """State-folder records of each FederatedResourceQuota with its settled status."""
+SHARDS_FILE = "shards.yaml"
+"""State-folder record of the output shards' commits (``core.shards``)."""
 RELEASED_FILE = "released.yaml"
 """State-folder record of manifests released from management."""
 EVICTION_QUEUE_FILE = "eviction-queue.yaml"
@@ -339,6 +341,11 @@ class RepoLayout:
 
     def is_index_file(self, path: str) -> bool:
         return path == self.legacy_index_path or self.index_shard(path) is not None
+
+    @property
+    def shards_path(self) -> str:
+        """The record of the output shards' commits (``core.shards.ShardRecord``; sharded output modes)."""
+        return f"{self.state_dir}/{SHARDS_FILE}"
 
     @property
     def released_path(self) -> str:

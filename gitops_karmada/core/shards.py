@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from gitops_karmada.core.layout import SHARDS_FILE
 from gitops_karmada.core.selectors import labels_match
 from gitops_karmada.model.config import OutputLayout, OutputMode
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-SHARDS_FILE = "shards.yaml"
-"""The state-folder record of the shard commits (``ShardRecord``)."""
 GROUP_REF_PREFIX = "refs/gitops-karmada/groups/"
 """Where the local copy of each group's branch is kept (the group's repository is a remote)."""
 

@@ -15,7 +15,12 @@ from pydantic import Field, PrivateAttr, field_validator, model_validator
 from gitops_karmada.model.base import ApiModel, LabelSelector
 from gitops_karmada.model.guardrails import RemovalCause
 from gitops_karmada.model.versions import NEWEST_VERSION, KarmadaVersion
-from gitops_karmada.model.wellknown import DEFAULT_CLUSTERS_DIR, DEFAULT_SNAPSHOTS_DIR, DEFAULT_STATE_DIR
+from gitops_karmada.model.wellknown import (
+    DEFAULT_CLUSTERS_DIR,
+    DEFAULT_SHARD_BRANCH,
+    DEFAULT_SNAPSHOTS_DIR,
+    DEFAULT_STATE_DIR,
+)
 
 
 class FeatureGate(enum.StrEnum):
@@ -121,7 +126,7 @@ class HostLimitsConfig(ApiModel):
 
 class OutputLayout(ApiModel):
     mode: OutputMode = OutputMode.TREE
-    branch: str = Field(default="clusters/{cluster}", pattern=r"^[A-Za-z0-9{][A-Za-z0-9._/{}-]*$")
+    branch: str = Field(default=DEFAULT_SHARD_BRANCH, pattern=r"^[A-Za-z0-9{][A-Za-z0-9._/{}-]*$")
     """``branch-per-cluster``: each cluster's branch (``{cluster}`` is its name; it must appear)."""
     folder: str = Field(default="", pattern=_FOLDER)
     """``branch-per-cluster``: where the cluster's files go on its branch (``""``: at the root)."""

@@ -76,6 +76,8 @@ TOOL_NAME = "gitops-karmada"
 CONFIG_FILE = "gitops-karmada.yaml"
 """The fleet's configuration, at the root of its folder."""
 DEFAULT_CLUSTERS_DIR = "clusters"
+DEFAULT_SHARD_BRANCH = "clusters/{cluster}"
+"""``branch-per-cluster``: each cluster's branch (``output.branch``)."""
 DEFAULT_STATE_DIR = "karmada-state"
 DEFAULT_SNAPSHOTS_DIR = "cluster-snapshots"
 

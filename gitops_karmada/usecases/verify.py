@@ -295,7 +295,7 @@ def _shards(store: GitStore, rev: str, commit: str, layout: RepoLayout) -> dict[
             items[recorded.shard.ref] = VerifyItem(
                 recorded.shard.ref,
                 Finding.SHARD,
-                f"the branch is at {tip[:12]} but {layout.state_dir}/shards.yaml records "
+                f"the branch is at {tip[:12]} but {layout.shards_path} records "
                 f"{recorded.commit[:12]}: a run was interrupted between shards, or someone committed on the "
                 "branch; the next reconcile writes it again",
             )
