@@ -35,13 +35,14 @@ from gitops_karmada.adapters.shard_store import (
     shards_behind,
     write_output,
 )
-from gitops_karmada.adapters.status_store import branch_ref
+from gitops_karmada.adapters.status_store import branch_ref, read_status
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
 from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.inputs.loading import input_path_filter, load
 from gitops_karmada.core.layout import RepoLayout, config_path
+from gitops_karmada.core.observed.heartbeat import heartbeat_only
 from gitops_karmada.core.shards import plan_shards
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 
     from gitops_karmada.adapters.git_blob_stream import BlobStream
     from gitops_karmada.adapters.git_blob_writer import BlobWriter
-    from gitops_karmada.adapters.git_log import PathChange
+    from gitops_karmada.adapters.git_log import LogEntry, PathChange
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.core.diff.model import PlanDiff
@@ -447,9 +448,11 @@ def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
         return None  # failures are retried, and reported, on every run
     config, _ = read_config(store, head)
     status_tip = store.try_resolve(branch_ref(config.status.branch))
-    if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
-        return None  # the member clusters reported something the last reconcile did not see
     due = earliest_due(anchor.trailers)
+    if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
+        if anchor.commit == head and heartbeats_only(store, config, anchor, status_tip):
+            return SinceReconcile(head, head, (), others=False, due=due)
+        return None  # the member clusters reported something the last reconcile did not see
     if shards_behind(store, head, RepoLayout.of(config)):
         return SinceReconcile(head, anchor.commit, (), others=True, due=due)  # a shard branch moved
     if anchor.trailers.get(wellknown.ROLLOUT_WAITING_TRAILER) and anchor.commit != head:
@@ -467,6 +470,27 @@ def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
         if is_input(change.path):
             inputs.append(change)
     return SinceReconcile(head, anchor.commit, tuple(inputs), others=False, due=due)
+
+
+def heartbeats_only(store: GitStore, config: ToolConfig, anchor: LogEntry, status_tip: str | None) -> bool:
+    """Whether the status commits after the one ``anchor`` (the last reconcile) recorded only refresh the
+    clusters' heartbeats (``core.observed.heartbeat``): then its output stands, and nothing is rendered. Not
+    with a rollout in flight: its gates read how fresh each report is."""
+    recorded = anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER)
+    if recorded is None or status_tip is None or anchor.trailers.get(wellknown.ROLLOUT_WAITING_TRAILER):
+        return False
+    if anchor.trailers.get(wellknown.ROLLOUT_DUE_TRAILER):
+        return False
+    before = read_status(store, config.status.branch, recorded)
+    after = read_status(store, config.status.branch, status_tip)
+    assert after.committed_at is not None
+    return heartbeat_only(
+        before.snapshots,
+        after.snapshots,
+        judged_at=store.commit_time(anchor.commit),
+        now=max(store.clock(), after.committed_at),
+        grace_seconds=config.failover.cluster_monitor_grace_period_seconds,
+    )
 
 
 def changed_inputs(
