@@ -10,6 +10,7 @@ index and object database are far too slow for hundreds of thousands of files).
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import os
@@ -49,7 +50,7 @@ from gitops_karmada.adapters.git_work_tree import (
 from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     from gitops_karmada.core.file_changes import FileChange
 
@@ -545,14 +546,17 @@ class GitStore:
         if not changes and not empty:
             return None
         text = message if message.endswith("\n") else message + "\n"
-        new_commit = self.stage(parent=parent_commit, changes=changes, message=text, written=written)
-        self._notify(CommitStage.OBJECTS_WRITTEN)
-        if not empty and self._tree_of(new_commit) == self._tree_of(parent_commit):
-            return None
-        subject = text.partition("\n")[0]
-        self._move(target, parent_commit, new_commit, work_trees, reflog=f"gitops-karmada commit: {subject}")
-        return new_commit
+        with self.stage(parent=parent_commit, changes=changes, message=text, written=written) as new_commit:
+            self._notify(CommitStage.OBJECTS_WRITTEN)
+            if not empty and self._tree_of(new_commit) == self._tree_of(parent_commit):
+                return None
+            subject = text.partition("\n")[0]
+            self._move(
+                target, parent_commit, new_commit, work_trees, reflog=f"gitops-karmada commit: {subject}"
+            )
+            return new_commit
 
+    @contextlib.contextmanager
     def stage(
         self,
         *,
@@ -560,12 +564,13 @@ class GitStore:
         changes: Mapping[str, FileChange],
         message: str,
         written: Mapping[str, tuple[bytes, str]] | None = None,
-    ) -> str:
-        """A commit on top of ``parent`` applying ``changes``, on no branch (``commit`` moves one to it;
-        sharded output takes its trees apart)."""
+    ) -> Iterator[str]:
+        """A commit on top of ``parent`` applying ``changes``, on a temporary ref for as long as the block
+        lasts (``commit`` moves a branch to it inside; sharded output takes its trees apart): a run killed
+        inside leaves that ref, which ``recover`` drops once its process is gone."""
         temporary_ref = f"{_COMMIT_REF_PREFIX}{os.getpid()}-{secrets.token_hex(4)}"
         try:
-            return import_commit(
+            yield import_commit(
                 self._git,
                 temp_ref=temporary_ref,
                 parent=self.resolve(parent),

@@ -226,24 +226,21 @@ def write_output(
     runner = store.runner
     record_path = shards_path(layout)
     base = view.rev
-    staged = store.stage(
-        parent=base, changes={**changes, record_path: None}, message=message, written=written
-    )
-    result = tree_of(runner, staged)
     had_folders = bool(
         object_ids(runner, [f"{source}:{layout.clusters_dir}"])[f"{source}:{layout.clusters_dir}"]
     )
-    if not plan.sharded:
-        commit = _commit_source(store, source, ref, result, message)
-        return OutputWrite(commit, moved_in=True)
-    moved = _write_shards(store, source, view, plan, layout, result)
-    record = _record(store, view, plan, moved)
-    source_tree = edit_tree(
-        runner,
-        result,
-        {layout.clusters_dir: None, record_path: Entry("100644", "blob", write_blob(runner, record.dump()))},
-    )
-    commit = _commit_source(store, source, ref, source_tree, message)
+    # the staged commit's ref keeps its objects referenced until the branches name them
+    with store.stage(
+        parent=base, changes={**changes, record_path: None}, message=message, written=written
+    ) as staged:
+        result = tree_of(runner, staged)
+        if not plan.sharded:
+            return OutputWrite(_commit_source(store, source, ref, result, message), moved_in=True)
+        moved = _write_shards(store, source, view, plan, layout, result)
+        record = _record(store, view, plan, moved)
+        record_blob = Entry("100644", "blob", write_blob(runner, record.dump()))
+        source_tree = edit_tree(runner, result, {layout.clusters_dir: None, record_path: record_blob})
+        commit = _commit_source(store, source, ref, source_tree, message)
     return OutputWrite(commit, tuple(moved), moved_out=had_folders)
 
 
