@@ -337,3 +337,39 @@ def test_a_held_push_made_when_the_daemon_stops_carries_its_shards(tmp_path: Pat
     record = yaml.safe_load(git(remote.bare, "show", "main:karmada-state/shards.yaml"))
     for shard in record["shards"]:
         assert git(remote.bare, "rev-parse", f"refs/heads/clusters/{shard['name']}") == shard["commit"]
+
+
+def test_a_cluster_moved_to_another_group_leaves_one_repository_for_the_other(tmp_path: Path) -> None:
+    repo = shop_fleet(tmp_path)
+    remotes = {name: tmp_path / f"{name}.git" for name in ("eu", "us")}
+    for bare in remotes.values():
+        git(tmp_path, "init", "-q", "--bare", str(bare))
+    groups = "  mode: repo-per-group\n  groups:\n    - name: eu\n      remote: {eu}\n      clusters: [{eu_clusters}]\n    - name: us\n      remote: {us}\n      clusters: [{us_clusters}]\n"
+    set_mode(
+        repo,
+        groups.format(
+            eu=remotes["eu"], us=remotes["us"], eu_clusters="member1, member2", us_clusters="member3"
+        ),
+    )
+    repo.commit("two groups")
+    repo.cli("reconcile")
+
+    set_mode(
+        repo,
+        groups.format(
+            eu=remotes["eu"], us=remotes["us"], eu_clusters="member1, member2, member3", us_clusters=""
+        ),
+    )
+    repo.commit("member3 joins eu")
+    moved = repo.cli("reconcile")
+    assert "2 output shard(s) committed" in moved.stdout
+    assert branch_files_at(repo, "refs/gitops-karmada/groups/eu", "member3"), "member3's folder is in eu's"
+    assert git(repo.path, "ls-tree", "refs/gitops-karmada/groups/us") == "", "and no longer in us's"
+    record = yaml.safe_load(repo.read("karmada-state/shards.yaml"))
+    assert [s["name"] for s in record["shards"]] == ["eu"]
+    repo.cli("verify", "--full")
+
+
+def branch_files_at(repo: FleetRepo, ref: str, folder: str) -> list[str]:
+    listing = git(repo.path, "ls-tree", "-r", "--name-only", ref, "--", folder)
+    return listing.splitlines() if listing else []
