@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.parse_cache import decode_inputs
-from gitops_karmada.core.inputs.loading import input_path_filter, load_config
+from gitops_karmada.core.inputs.config_file import load_config
+from gitops_karmada.core.inputs.loading import input_path_filter
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.ownership import is_state_file
 from gitops_karmada.model.wellknown import CONFIG_FILE

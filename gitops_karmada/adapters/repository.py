@@ -13,11 +13,10 @@ import subprocess
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from loguru import logger
-
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.adapters.external_sources import render_commit_sources, render_sources
+from gitops_karmada.adapters.fleet_config import read_config
 from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED, GitStore
 from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_prefix
@@ -29,8 +28,9 @@ from gitops_karmada.adapters.status_store import StatusView, read_status
 from gitops_karmada.adapters.subtree_memo import SubtreeMemo, entries_below
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time
+from gitops_karmada.core.inputs.config_file import load_config
 from gitops_karmada.core.inputs.external_sources import source_plan
-from gitops_karmada.core.inputs.loading import input_path_filter, load_config
+from gitops_karmada.core.inputs.loading import input_path_filter
 from gitops_karmada.core.layout import RepoLayout, config_path
 from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.core.ownership import is_state_file
@@ -90,19 +90,6 @@ def rfc3339(moment: datetime) -> str:
 def _managed_prefixes(config: ToolConfig) -> tuple[str, str]:
     layout = RepoLayout.of(config)
     return (layout.output_prefix, layout.state_prefix)
-
-
-def read_config(store: GitStore, rev: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
-    """The configuration of the fleet at ``rev``: the nearest ``gitops-karmada.yaml`` at or above the folder
-    the store was opened from (a fleet in a subfolder of a monorepo), else the repository root's; rooted
-    there (``ToolConfig.rooted``) and parsed once per content (``load_config``)."""
-    subdir = store.subdir
-    folders = [subdir.rsplit("/", depth)[0] for depth in range(subdir.count("/") + 1)] if subdir else []
-    candidates = [*folders, ""]
-    found = store.list_blobs(store.resolve(rev), [config_path(c) for c in candidates])
-    root = next((c for c in candidates if config_path(c) in found), "")
-    oid = found.get(config_path(root))
-    return load_config(store.read_blobs([oid])[oid] if oid is not None else None, root)
 
 
 def read_commit(
@@ -393,31 +380,6 @@ def read_worktree(path: Path, now: datetime) -> RepositoryState:
         ),
     )
     return RepositoryState(request, None, current)
-
-
-def uncommitted_inputs(store: GitStore, config: ToolConfig) -> tuple[str, ...]:
-    """Input files (and the configuration) with edits in the work tree that a run reading a commit misses."""
-    is_input = input_path_filter(config)
-    changed = store.uncommitted(exclude=_managed_prefixes(config))
-    return tuple(p for p in changed if is_input(p) or p == config_path(config.fleet_root))
-
-
-def warn_uncommitted_inputs(store: GitStore, rev: str, config: ToolConfig) -> tuple[str, ...]:
-    """Log a warning naming the uncommitted input edits when ``rev`` is the checked-out commit."""
-    commit = store.try_resolve(rev)
-    if store.work_tree is None or commit is None or commit != store.try_resolve("HEAD"):
-        return ()
-    pending = uncommitted_inputs(store, config)
-    if pending:
-        shown = ", ".join(pending[:10]) + (f" and {len(pending) - 10} more" if len(pending) > 10 else "")
-        logger.bind(logger="repository", files=len(pending)).warning(
-            "{} input file(s) have uncommitted edits that this run does not read (it reads commit {}): "
-            "{}; commit them first (validate and render can read them with --worktree)",
-            len(pending),
-            commit[:12],
-            shown,
-        )
-    return pending
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_process import git_error
 from gitops_karmada.adapters.git_store import DEFAULT_AUTHOR_EMAIL, DEFAULT_AUTHOR_NAME, TEMPORARY_REF_PREFIX
-from gitops_karmada.core.layout import status_snapshot_path
+from gitops_karmada.core.layout import branch_ref, status_snapshot_path
 from gitops_karmada.core.observed.member_status import dump_snapshot, parse_snapshot
 from gitops_karmada.model.diagnostics import SourceRef
 from gitops_karmada.model.errors import GitError, InputError
@@ -43,10 +43,6 @@ class StatusView:
     committed_at: datetime | None
     snapshots: Mapping[str, ClusterStatusSnapshot]
     """By cluster name."""
-
-
-def branch_ref(branch: str) -> str:
-    return f"refs/heads/{branch}"
 
 
 def _where(branch: str, path: str) -> SourceRef:

@@ -13,7 +13,7 @@ from loguru import logger
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.options import repo_option
-from gitops_karmada.cli.reconcile import report
+from gitops_karmada.cli.run_output import report
 from gitops_karmada.usecases.rollouts import approve
 
 if TYPE_CHECKING:

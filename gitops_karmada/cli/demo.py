@@ -8,11 +8,13 @@ from pathlib import Path
 
 import click
 
+from gitops_karmada.adapters.fleet_config import read_config
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import create_repository, read_config
-from gitops_karmada.cli.reconcile import report
+from gitops_karmada.adapters.repository import create_repository
+from gitops_karmada.cli.run_output import report
 from gitops_karmada.core.layout import RepoLayout
-from gitops_karmada.usecases.reconcile import reconcile_ref, target_ref
+from gitops_karmada.usecases.reconcile import reconcile_ref
+from gitops_karmada.usecases.up_to_date import target_ref
 
 
 @click.command()

@@ -14,7 +14,7 @@ from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.completion import complete_reference
 from gitops_karmada.cli.options import allow_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics
-from gitops_karmada.cli.reconcile import report
+from gitops_karmada.cli.run_output import report
 from gitops_karmada.usecases.reschedule import reschedule as reschedule_templates
 
 if TYPE_CHECKING:

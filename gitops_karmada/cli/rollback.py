@@ -10,11 +10,11 @@ from loguru import logger
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.cli.options import allow_option, output_option, repo_option
 from gitops_karmada.cli.output import echo_diagnostics, to_json
-from gitops_karmada.cli.reconcile import log_refusal, report_refusal
+from gitops_karmada.cli.run_output import log_refusal, report_refusal
 from gitops_karmada.cli.run_report import rollback_document
 from gitops_karmada.usecases.lifecycle import ROLLBACK_TO_TRAILER
-from gitops_karmada.usecases.reconcile import target_ref
 from gitops_karmada.usecases.rollback import plan_rollback, roll_back
+from gitops_karmada.usecases.up_to_date import target_ref
 
 if TYPE_CHECKING:
     from pathlib import Path

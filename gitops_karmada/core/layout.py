@@ -63,6 +63,11 @@ STATUS_SNAPSHOTS_FOLDER = "clusters"
 """The status branch's folder of cluster snapshots (a branch of its own, laid out by the tool alone)."""
 
 
+def branch_ref(branch: str) -> str:
+    """The full ref of a branch (the status branch, a shard's)."""
+    return f"refs/heads/{branch}"
+
+
 def status_snapshot_path(cluster: str) -> str:
     """Where a cluster's snapshot lives on the status branch."""
     return f"{STATUS_SNAPSHOTS_FOLDER}/{cluster}.yaml"

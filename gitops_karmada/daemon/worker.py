@@ -31,24 +31,19 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
-from gitops_karmada.adapters.repository import read_config
-from gitops_karmada.adapters.status_store import branch_ref, fetch_status_branch
+from gitops_karmada.adapters.fleet_config import read_config
+from gitops_karmada.adapters.status_store import fetch_status_branch
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.codecs.times import parse_time
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff.placement import placements_from_index
 from gitops_karmada.core.incremental.state_index import read_index
-from gitops_karmada.core.layout import RepoLayout
+from gitops_karmada.core.layout import RepoLayout, branch_ref
 from gitops_karmada.daemon.push_gate import PushGate
 from gitops_karmada.daemon.status import DaemonStatus, Failover, RunRecord, RunResult, WorkloadRow
 from gitops_karmada.model.errors import GitError, RunCancelled
-from gitops_karmada.usecases.reconcile import (
-    ReconcileOutcome,
-    next_due,
-    push_branch,
-    reconcile_and_push,
-    reconcile_ref,
-)
+from gitops_karmada.usecases.reconcile import ReconcileOutcome, push_branch, reconcile_and_push, reconcile_ref
+from gitops_karmada.usecases.up_to_date import next_due
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -18,7 +18,7 @@ from gitops_karmada.core.codecs.times import parse_time
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.failover.controllers import queue_document
 from gitops_karmada.core.failover.taints import policy_taints_document
-from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.engine_version import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import StateIndex
 from gitops_karmada.core.lint import unmatched_templates
 from gitops_karmada.core.ownership import ownership

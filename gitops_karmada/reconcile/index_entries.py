@@ -9,7 +9,7 @@ from gitops_karmada.core.codecs.serialize import dump_yaml
 from gitops_karmada.core.detector import previous_claim
 from gitops_karmada.core.diff.bound import bound_placement
 from gitops_karmada.core.failover.controllers import has_failover_business
-from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.engine_version import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import IndexEntry, StateIndex, files_digest
 from gitops_karmada.core.ownership import binding_key
 from gitops_karmada.core.rollout.state import read_state

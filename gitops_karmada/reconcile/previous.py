@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.detector import PolicyRef, PriorClaim
-from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.engine_version import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import IndexEntry, StateIndex, files_digest, read_index
 from gitops_karmada.core.inputs.loading import load_bindings
 from gitops_karmada.core.layout import RepoLayout

@@ -22,14 +22,9 @@ from pydantic import ValidationError
 from gitops_karmada import __version__
 from gitops_karmada.adapters.cluster_reader import KUBECTL_MARGIN_SECONDS, Cancellation, collect_cluster
 from gitops_karmada.adapters.repository import read_commit
-from gitops_karmada.adapters.status_store import (
-    branch_ref,
-    fetch_status_branch,
-    read_snapshot,
-    record_snapshots,
-)
+from gitops_karmada.adapters.status_store import fetch_status_branch, read_snapshot, record_snapshots
 from gitops_karmada.core.codecs.yaml_input import YamlSyntaxError, load_yaml_documents
-from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout
+from gitops_karmada.core.layout import CLUSTER_SCOPED_FOLDER, RepoLayout, branch_ref
 from gitops_karmada.core.observed.member_status import (
     NOT_FOUND,
     READY,

@@ -19,13 +19,14 @@ from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import DiffSide, PlanDiff, compare
 from gitops_karmada.core.diff.placement import placements_from_index
-from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.engine_version import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import read_index
 from gitops_karmada.core.inputs.loading import load_bindings
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model.errors import GitError, UsageError
 from gitops_karmada.reconcile import RenderResult, reconcile
-from gitops_karmada.usecases.reconcile import changed_inputs, since_reconcile
+from gitops_karmada.usecases.reconcile import changed_inputs
+from gitops_karmada.usecases.up_to_date import since_reconcile
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gitops_karmada.adapters.repository import read_config as read_fleet_config
+from gitops_karmada.adapters.fleet_config import read_config as read_fleet_config
 from gitops_karmada.core.inputs.loading import load_bindings
 from gitops_karmada.core.layout import BUCKET_COUNTS, CLUSTER_SCOPED_FOLDER, RepoLayout, bucket_of
 from gitops_karmada.core.ownership import Ownership, ownership

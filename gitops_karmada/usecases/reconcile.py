@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from gitops_karmada.adapters.fleet_config import read_config
 from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.repository import (
     RepositoryState,
@@ -20,9 +21,7 @@ from gitops_karmada.adapters.repository import (
     StatusChoice,
     commit_message,
     read_commit,
-    read_config,
     summarize,
-    warn_uncommitted_inputs,
 )
 from gitops_karmada.adapters.rollout_signals import statuses_trailer
 from gitops_karmada.adapters.shard_store import (
@@ -32,23 +31,20 @@ from gitops_karmada.adapters.shard_store import (
     layout_pending,
     log_output_write,
     push_shards,
-    shards_behind,
     write_output,
 )
-from gitops_karmada.adapters.status_store import branch_ref, read_status
-from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
+from gitops_karmada.adapters.tool_commits import latest_tool_commit
 from gitops_karmada.core.codecs.times import format_time, parse_time, seconds
 from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.inputs.loading import input_path_filter, load
 from gitops_karmada.core.layout import RepoLayout, config_path
-from gitops_karmada.core.observed.heartbeat import heartbeat_only
 from gitops_karmada.core.shards import plan_shards
-from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.model.inputs import Inputs
 from gitops_karmada.reconcile import RenderResult, reconcile
 from gitops_karmada.usecases.host_limits import check_host_limits, log_host_limits
+from gitops_karmada.usecases.up_to_date import Preflight, UpToDate, preflight, target_ref
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping, Sequence
@@ -56,7 +52,7 @@ if TYPE_CHECKING:
 
     from gitops_karmada.adapters.git_blob_stream import BlobStream
     from gitops_karmada.adapters.git_blob_writer import BlobWriter
-    from gitops_karmada.adapters.git_log import LogEntry, PathChange
+    from gitops_karmada.adapters.git_log import PathChange
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.core.diff.model import PlanDiff
@@ -143,39 +139,6 @@ def log_failover(outcome: FailoverOutcome) -> None:
         )
 
 
-def target_ref(store: GitStore, rev: str, *, detached: bool = False) -> str:
-    """The ref a reconcile of ``rev`` commits to: the checked-out branch, a named branch, or (``detached``
-    only) a detached HEAD: a commit there belongs to no branch, so nothing syncs it and the next checkout
-    leaves it behind."""
-    if rev == "HEAD":
-        branch = store.head_ref()
-        if branch is not None:
-            return branch
-        if not detached:
-            raise GitError(
-                "reconcile",
-                f"HEAD is detached (at {store.resolve('HEAD')[:12]}): a commit there belongs to no branch; "
-                "check out the branch to reconcile, name it with --rev BRANCH, or pass --detached to commit "
-                "on the detached HEAD anyway",
-            )
-        return "HEAD"
-    branch = rev if rev.startswith("refs/heads/") else f"refs/heads/{rev}"
-    try:
-        store.resolve(branch)
-    except GitError:
-        pass
-    else:
-        return branch
-    head = store.head_ref()
-    if store.resolve(rev) == store.resolve(head or "HEAD"):
-        return target_ref(store, "HEAD", detached=detached)
-    raise GitError(
-        "reconcile",
-        f"{rev!r} is neither HEAD nor a branch; reconcile commits on top of the revision it reads "
-        "(use --dry-run to inspect an older revision)",
-    )
-
-
 def reconcile_ref(
     store: GitStore,
     ref: str,
@@ -190,6 +153,7 @@ def reconcile_ref(
     cancelled: Callable[[], bool] | None = None,
     rolled_back_to: str | None = None,
     clock: datetime | None = None,
+    checked: Preflight | None = None,
 ) -> ReconcileOutcome:
     """Render the tip of ``ref`` and commit the result on it (unless ``dry_run`` or a guardrail refuses).
 
@@ -200,16 +164,15 @@ def reconcile_ref(
     ``RunCancelled`` before anything is written; ``rolled_back_to``: the revision a rollback restored, whose
     removals are what the user asked for; ``clock``: the time now (the wall clock, or ``--now``): when the
     failover work the last reconcile left falls due by it, a run is made at that time although nothing was
-    committed since (and records the time it ran at).
+    committed since (and records the time it ran at); ``checked``: the ``preflight`` of ``ref`` made
+    already (by the CLI, before it imported the engine).
     """
-    if not dry_run:
-        store.recover(ref)  # a killed earlier run may have left the work tree behind the branch
-    config, _ = read_config(store, ref)
-    warn_uncommitted_inputs(store, ref, config)
-    since = None if reschedule or full else since_reconcile(store, ref)
-    due = failover_fell_due(store, ref, since, clock)
-    if since is not None and since.unchanged and due is None:
-        return ReconcileOutcome(None, None, up_to_date=UpToDate(since.source, since.reconciled))
+    checked = checked or preflight(
+        store, ref, dry_run=dry_run, judge_all=bool(reschedule or full), clock=clock
+    )
+    if checked.up_to_date is not None:
+        return ReconcileOutcome(None, None, up_to_date=checked.up_to_date)
+    since, due = checked.since, checked.due
     # the write path needs only what it redoes: reused templates' records are not read at all
     state = read_commit(
         store,
@@ -271,43 +234,11 @@ class _Write:
     """The run was made because failover work fell due: its commit records the time it ran at."""
 
 
-def failover_fell_due(
-    store: GitStore, ref: str, since: SinceReconcile | None, clock: datetime | None
-) -> datetime | None:
-    """The time now (``clock``, else the time a commit made now would carry), when the failover or rollout
-    work the last reconcile of ``ref`` left (its ``Failover-Due``/``Rollout-Due`` trailers) is due by it;
-    None otherwise."""
-    due = since.due if since is not None else next_due(store, ref)
-    if due is None:
-        return None
-    now = clock if clock is not None else store.clock()
-    try:
-        return now if parse_time(due) <= now else None
-    except ValueError:
-        return None
-
-
 def due_after(now: str, requeue_after_seconds: float | None) -> str | None:
     """The time ``requeue_after_seconds`` after ``now`` (RFC 3339), or None when nothing is waiting."""
     if requeue_after_seconds is None:
         return None
     return format_time(parse_time(now) + seconds(requeue_after_seconds))
-
-
-def next_due(store: GitStore, ref: str) -> str | None:
-    """When the failover or rollout work the last reconcile of ``ref`` left falls due (the earliest of its
-    ``Failover-Due`` and ``Rollout-Due`` trailers)."""
-    anchor = latest_tool_commit(store, store.resolve(ref))
-    return earliest_due(anchor.trailers) if anchor is not None else None
-
-
-def earliest_due(trailers: Mapping[str, str]) -> str | None:
-    """The earliest time the due trailers of a commit name (``wellknown.DUE_TRAILERS``)."""
-    found = [trailers[name] for name in wellknown.DUE_TRAILERS if trailers.get(name)]
-    try:
-        return min(found, key=parse_time) if found else None
-    except ValueError:
-        return found[0]
 
 
 def rollout_due(result: RenderResult) -> str | None:
@@ -409,90 +340,6 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
     )
 
 
-@dataclass(frozen=True, slots=True)
-class UpToDate:
-    source: str
-    """The commit read."""
-    reconciled: str
-    """The tool commit whose output stands for it."""
-
-
-@dataclass(frozen=True, slots=True)
-class SinceReconcile:
-    source: str
-    """The commit read."""
-    reconciled: str
-    """Its last reconcile commit (made by this version of the tool, every template succeeded)."""
-    inputs: tuple[PathChange, ...]
-    """The input files changed since."""
-    others: bool
-    """Whether anything else the pipeline reads changed since: the configuration, the managed folders."""
-    due: str | None = None
-    """When the failover work that reconcile left falls due (its ``Failover-Due`` trailer)."""
-
-    @property
-    def unchanged(self) -> bool:
-        """Nothing the pipeline reads changed: a run would make exactly the reconcile commit's output."""
-        return not self.inputs and not self.others
-
-
-def since_reconcile(store: GitStore, ref: str) -> SinceReconcile | None:
-    """What changed since the last reconcile commit of ``ref``, when the output of that commit can stand
-    for every template the changes do not touch: it was made by this version of the tool, every template
-    succeeded in it, and the member clusters reported nothing since."""
-    head = store.resolve(ref)
-    anchor = latest_tool_commit(store, head)
-    if anchor is None or anchor.trailers.get(wellknown.RENDERED_BY_TRAILER) != RENDERED_BY:
-        return None
-    if wellknown.FAILED_TEMPLATES_TRAILER in anchor.trailers:
-        return None  # failures are retried, and reported, on every run
-    config, _ = read_config(store, head)
-    status_tip = store.try_resolve(branch_ref(config.status.branch))
-    due = earliest_due(anchor.trailers)
-    if anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER) != status_tip:
-        if anchor.commit == head and heartbeats_only(store, config, anchor, status_tip):
-            return SinceReconcile(head, head, (), others=False, due=due)
-        return None  # the member clusters reported something the last reconcile did not see
-    if shards_behind(store, head, RepoLayout.of(config)):
-        return SinceReconcile(head, anchor.commit, (), others=True, due=due)  # a shard branch moved
-    if anchor.trailers.get(wellknown.ROLLOUT_WAITING_TRAILER) and anchor.commit != head:
-        # an approval is a commit of its own, a commit status comes with none: look again
-        return SinceReconcile(head, anchor.commit, (), others=True, due=due)
-    if anchor.commit == head:
-        return SinceReconcile(head, head, (), others=False, due=due)
-    is_input = input_path_filter(config)
-    own = config_path(config.fleet_root)
-    watched = RepoLayout.of(config).watched_prefixes
-    inputs = []
-    for change in store.diff(anchor.commit, head):
-        if change.path == own or change.path.startswith(watched):
-            return SinceReconcile(head, anchor.commit, (), others=True, due=due)
-        if is_input(change.path):
-            inputs.append(change)
-    return SinceReconcile(head, anchor.commit, tuple(inputs), others=False, due=due)
-
-
-def heartbeats_only(store: GitStore, config: ToolConfig, anchor: LogEntry, status_tip: str | None) -> bool:
-    """Whether the status commits after the one ``anchor`` (the last reconcile) recorded only refresh the
-    clusters' heartbeats (``core.observed.heartbeat``): then its output stands, and nothing is rendered. Not
-    with a rollout in flight: its gates read how fresh each report is."""
-    recorded = anchor.trailers.get(wellknown.STATUS_COMMIT_TRAILER)
-    if recorded is None or status_tip is None or anchor.trailers.get(wellknown.ROLLOUT_WAITING_TRAILER):
-        return False
-    if anchor.trailers.get(wellknown.ROLLOUT_DUE_TRAILER):
-        return False
-    before = read_status(store, config.status.branch, recorded)
-    after = read_status(store, config.status.branch, status_tip)
-    assert after.committed_at is not None
-    return heartbeat_only(
-        before.snapshots,
-        after.snapshots,
-        judged_at=store.commit_time(anchor.commit),
-        now=max(store.clock(), after.committed_at),
-        grace_seconds=config.failover.cluster_monitor_grace_period_seconds,
-    )
-
-
 def changed_inputs(
     store: GitStore, changes: Sequence[PathChange], config: ToolConfig, asked: Collection[str] | None = None
 ) -> ChangedInputs | None:
@@ -529,16 +376,6 @@ def input_history(store: GitStore, head: str, config: ToolConfig) -> InputHistor
         before=loaded.inputs,
         config_changed=len(inputs) != len(changes),
     )
-
-
-def unchanged_since_reconcile(store: GitStore, ref: str) -> UpToDate | None:
-    """The last reconcile commit of ``ref``, when nothing the pipeline reads (inputs, configuration,
-    snapshots, the managed folders) changed after it (see ``since_reconcile``): then a run would make
-    exactly that output again."""
-    since = since_reconcile(store, ref)
-    if since is None or not since.unchanged:
-        return None
-    return UpToDate(since.source, since.reconciled)
 
 
 def reverted_hand_edits(
@@ -647,12 +484,18 @@ def reconcile_rev(
     detached: bool = False,
     progress: Callable[[int, int], None] | None = None,
     clock: datetime | None = None,
+    checked: Preflight | None = None,
 ) -> ReconcileOutcome:
     """What ``reconcile`` does with ``rev``: a dry run reads it as it is; otherwise the run commits on the
     branch ``rev`` names (``target_ref``; a detached HEAD only when ``detached``) and, with ``push``, pushes
-    to its upstream. ``clock``: the time now (see ``reconcile_ref``)."""
+    to its upstream. ``clock``: the time now (see ``reconcile_ref``); ``checked``: its ``preflight``."""
     if dry_run:
         return reconcile_ref(store, rev, dry_run=True, allow=allow, full=full, progress=progress, clock=clock)
     ref = target_ref(store, rev, detached=detached)
-    run = reconcile_and_push if push else reconcile_ref
-    return run(store, ref, message=message, allow=allow, full=full, progress=progress, clock=clock)
+    if push:
+        return reconcile_and_push(
+            store, ref, message=message, allow=allow, full=full, progress=progress, clock=clock
+        )
+    return reconcile_ref(
+        store, ref, message=message, allow=allow, full=full, progress=progress, clock=clock, checked=checked
+    )

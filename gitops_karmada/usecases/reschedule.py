@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.reconcile import reconcile
 from gitops_karmada.usecases.explain import find_outcome
-from gitops_karmada.usecases.reconcile import reconcile_ref, target_ref
+from gitops_karmada.usecases.reconcile import reconcile_ref
+from gitops_karmada.usecases.up_to_date import target_ref
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

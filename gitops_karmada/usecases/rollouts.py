@@ -14,7 +14,8 @@ from gitops_karmada.core.views.rollouts import governed_states
 from gitops_karmada.model import wellknown
 from gitops_karmada.model.errors import NotFoundError, UsageError
 from gitops_karmada.usecases.fleet_view import read_fleet
-from gitops_karmada.usecases.reconcile import reconcile_ref, target_ref
+from gitops_karmada.usecases.reconcile import reconcile_ref
+from gitops_karmada.usecases.up_to_date import target_ref
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -11,13 +11,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.repository import (
-    RepositoryState,
-    StatusChoice,
-    read_commit,
-    read_worktree,
-    warn_uncommitted_inputs,
-)
+from gitops_karmada.adapters.repository import RepositoryState, StatusChoice, read_commit, read_worktree
+from gitops_karmada.usecases.up_to_date import warn_uncommitted_inputs
 
 if TYPE_CHECKING:
     from pathlib import Path

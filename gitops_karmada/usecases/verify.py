@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_log import PathChange
 from gitops_karmada.adapters.git_tree import parse_ls_tree_paths
-from gitops_karmada.adapters.repository import read_commit, uncommitted_inputs
+from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.adapters.shard_store import output_view, recorded_shards, shard_tips
 from gitops_karmada.adapters.tool_commits import is_tool_commit, latest_tool_commit
 from gitops_karmada.core.codecs.yaml_input import load_yaml_documents
 from gitops_karmada.core.diff.fields import field_changes
 from gitops_karmada.core.diff.secrets import is_secret
-from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.engine_version import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import read_index
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.ownership import is_state_file, ownership
 from gitops_karmada.model.errors import InputError
 from gitops_karmada.reconcile import reconcile
 from gitops_karmada.usecases.lifecycle import owners_of, read_config
-from gitops_karmada.usecases.reconcile import UpToDate, unchanged_since_reconcile
+from gitops_karmada.usecases.up_to_date import UpToDate, unchanged_since_reconcile, uncommitted_inputs
 
 HAND_EDIT_FIELDS = 5
 """Changed fields named in a hand edit's line; ``diff`` shows all of them."""

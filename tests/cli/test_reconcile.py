@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.incremental.fingerprint import ENGINE_VERSION
+from gitops_karmada.core.incremental.engine_version import ENGINE_VERSION
 from gitops_karmada.core.incremental.state_index import read_index
 from gitops_karmada.core.layout import RepoLayout
 from tests.builders import configmap, cpp_doc, deployment, pp_doc
@@ -291,3 +293,20 @@ def test_an_override_policy_that_selects_nothing_is_reported(tmp_path: Path) -> 
         "warning: overrides/typo.yaml[0]: OverridePolicy/shop/typo: resourceSelectors match no resource template"
         in done.stderr
     )
+
+
+def test_a_run_with_nothing_to_do_answers_without_importing_the_engine(tmp_path: Path) -> None:
+    """The no-change path (issue 38: at most 0.3 s at fleet M) reads a few git answers and the configuration;
+    loading, the run, the diff and the report are not even imported."""
+    repo = shop(tmp_path)
+    repo.cli("reconcile")
+    traced = subprocess.run([sys.executable, "-X", "importtime", "-m", "gitops_karmada", "reconcile"],
+                            cwd=repo.path, capture_output=True, text=True, check=True)  # fmt: skip
+    assert "up to date: nothing reconcile reads changed" in traced.stdout
+    imported = {line.rpartition("|")[2].strip() for line in traced.stderr.splitlines() if "|" in line}
+    heavy = {"gitops_karmada.reconcile", "gitops_karmada.core.inputs.loading", "gitops_karmada.core.diff",
+             "gitops_karmada.usecases.reconcile", "gitops_karmada.cli.output", "gitops_karmada.adapters.repository"}  # fmt: skip
+    assert not heavy & imported, heavy & imported
+    repo.write("apps/web.yaml", deployment("web", "shop", replicas=8))
+    repo.commit("scale web")
+    assert "committed" in repo.cli("reconcile").stdout, "with something to do, the same verb runs"

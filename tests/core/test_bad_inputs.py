@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gitops_karmada.core.detector import PolicyIndex
-from gitops_karmada.core.inputs.loading import load, load_config
+from gitops_karmada.core.inputs.config_file import load_config
+from gitops_karmada.core.inputs.loading import load
 from gitops_karmada.core.lint import cross_object_warnings
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.selectors import ImplicitPriority, resource_selector_priority

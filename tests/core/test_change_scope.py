@@ -12,8 +12,9 @@ import pytest
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.incremental.change_scope import ChangedInputs, touched_templates
 from gitops_karmada.core.incremental.state_index import StateIndex
+from gitops_karmada.core.inputs.config_file import load_config
 from gitops_karmada.core.inputs.external_sources import GeneratedSource, source_plan
-from gitops_karmada.core.inputs.loading import load, load_config
+from gitops_karmada.core.inputs.loading import load
 from gitops_karmada.reconcile import RunMode, blob_sha
 from tests.builders import cluster_doc, configmap, cpp_doc, deployment, pp_doc, service
 from tests.inprocess import commit, run

@@ -13,7 +13,7 @@ from gitops_karmada.daemon.main import assemble, worker_settings
 from gitops_karmada.daemon.page import status_page
 from gitops_karmada.daemon.settings import DaemonSettings
 from gitops_karmada.daemon.status import RunResult
-from gitops_karmada.usecases.reconcile import next_due
+from gitops_karmada.usecases.up_to_date import next_due
 from tests.cli.test_failover import T0
 from tests.cli.test_rollout import CLUSTERS, change_image, fleet, images, report, rollout_state
 

@@ -27,7 +27,8 @@ from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.incremental.state_index import parse_index_shards, read_index
-from gitops_karmada.core.inputs.loading import load, load_config
+from gitops_karmada.core.inputs.config_file import load_config
+from gitops_karmada.core.inputs.loading import load
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.core.observed.fold import ObservedStatus
 from gitops_karmada.model.status import ClusterStatusSnapshot

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.core.binding import FINGERPRINT_ANNOTATION, SOURCE_ANNOTATION
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
-from gitops_karmada.core.inputs.loading import input_path_filter, load_config
+from gitops_karmada.core.inputs.config_file import load_config
+from gitops_karmada.core.inputs.loading import input_path_filter
 from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import RenderResult

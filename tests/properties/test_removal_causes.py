@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.diff.removals import InputHistory
-from gitops_karmada.core.inputs.loading import input_path_filter, load, load_config
+from gitops_karmada.core.inputs.config_file import load_config
+from gitops_karmada.core.inputs.loading import input_path_filter, load
 from gitops_karmada.model.guardrails import DELIBERATE, RemovalCause
 from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import RunMode, reconcile

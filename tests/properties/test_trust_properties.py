@@ -24,7 +24,8 @@ from gitops_karmada.adapters.directory import read_directory
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.diff import DiffSide, compare
-from gitops_karmada.core.inputs.loading import input_path_filter, load_config
+from gitops_karmada.core.inputs.config_file import load_config
+from gitops_karmada.core.inputs.loading import input_path_filter
 from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import RenderResult, blob_sha
 from tests.fleet import plain_inputs

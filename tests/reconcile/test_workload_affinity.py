@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
-from gitops_karmada.core.inputs.loading import load, load_config
+from gitops_karmada.core.inputs.config_file import load_config
+from gitops_karmada.core.inputs.loading import load
 from gitops_karmada.model.wellknown import CONFIG_FILE
 from gitops_karmada.reconcile import RenderResult, RunMode
 from tests.builders import cluster_doc, deployment, pp_doc

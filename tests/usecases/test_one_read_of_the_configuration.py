@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.core.inputs.loading import _load_config
+from gitops_karmada.core.inputs.config_file import _load_config
 from gitops_karmada.usecases.reconcile import reconcile_ref
 from tests.builders import configmap, cpp_doc
 from tests.fleet import FleetRepo

@@ -22,8 +22,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from gitops_karmada import __version__
 from gitops_karmada.core.codecs.digest import digest
+from gitops_karmada.core.incremental.engine_version import ENGINE_VERSION
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.scheduler.priority import priority_classes
 from gitops_karmada.core.schema_check import crd_schemas
@@ -36,10 +36,6 @@ if TYPE_CHECKING:
     from gitops_karmada.model.base import ApiModel
     from gitops_karmada.model.inputs import Inputs
     from gitops_karmada.model.manifest import Manifest
-
-ENGINE_VERSION = f"{__version__}/5"
-"""Changes whenever the tool's output for the same inputs may change: every fingerprint changes with it,
-so upgrading the tool re-renders the whole fleet once."""
 
 
 def model_digest(model: ApiModel) -> str:

@@ -13,15 +13,21 @@ import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from gitops_karmada.core.codecs.serialize import load_yaml_documents
 from gitops_karmada.core.codecs.yaml_input import LoadedDocument
 from gitops_karmada.core.defaults import default_policy
 from gitops_karmada.core.inputs.external_sources import CHART_FILE, GeneratedSource, source_plan
 from gitops_karmada.core.inputs.kinds import api_version_problem, kind_problem
+from gitops_karmada.core.inputs.pydantic_errors import (
+    doc_index,
+    drop_nulls,
+    type_name,
+    validation_diagnostics,
+)
 from gitops_karmada.core.inputs.scope import ScopeIndex, crd_scopes
 from gitops_karmada.core.inputs.webhook import FieldError, validate_override_spec, validate_propagation_spec
 from gitops_karmada.core.layout import RepoLayout, config_path, name_problem, namespace_problem
@@ -31,11 +37,8 @@ from gitops_karmada.model import wellknown
 from gitops_karmada.model.base import is_dns1123_subdomain, label_value_problem, qualified_name_problem
 from gitops_karmada.model.bindings import ResourceBinding
 from gitops_karmada.model.clusters import Cluster
-from gitops_karmada.model.config import ToolConfig
-from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, error, field_path, warning
+from gitops_karmada.model.diagnostics import Diagnostic, SourceRef, error, warning
 from gitops_karmada.model.errors import InputError
-from gitops_karmada.model.field_hints import did_you_mean
-from gitops_karmada.model.guardrails import GuardrailSyntaxError, parse_guardrails
 from gitops_karmada.model.inputs import Inputs, KarmadaObject
 from gitops_karmada.model.interpretation import ResourceInterpreterCustomization
 from gitops_karmada.model.keys import ObjectKey, group_of
@@ -48,6 +51,9 @@ from gitops_karmada.model.rollouts import ROLLOUT_KIND, RolloutPolicy
 from gitops_karmada.model.taint_policies import ClusterTaintPolicy
 from gitops_karmada.model.versions import KarmadaVersion
 from gitops_karmada.model.wellknown import CONFIG_FILE
+
+if TYPE_CHECKING:
+    from gitops_karmada.model.config import ToolConfig
 
 DEFAULT_NAMESPACE = "default"
 
@@ -85,43 +91,6 @@ class LoadResult:
 
 
 # -- configuration and input selection -------------------------------------------------------------------
-
-
-def load_config(raw: bytes | None, root: str = "") -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
-    """Parse ``gitops-karmada.yaml`` of a fleet kept in ``root`` (absent → Karmada's defaults); the
-    configuration comes back ``rooted`` there. Parsed once per content and root (the same file is read by
-    every step of a run, and by every run of a long-lived process)."""
-    return _load_config(raw, root)
-
-
-@functools.lru_cache(maxsize=32)
-def _load_config(raw: bytes | None, root: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
-    config, problems = _parse_config(raw, config_path(root))
-    return config.rooted(root), problems
-
-
-def _parse_config(raw: bytes | None, path: str) -> tuple[ToolConfig, tuple[Diagnostic, ...]]:
-    if raw is None:
-        return ToolConfig(), ()
-    source = SourceRef(path, 0)
-    try:
-        documents = [d for d in load_yaml_documents(raw) if d.body is not None]
-    except InputError as err:
-        return ToolConfig(), (error(err.message, SourceRef(path, _doc_index(err))),)
-    if len(documents) != 1 or not isinstance(documents[0].body, Mapping):
-        return ToolConfig(), (error("must hold exactly one mapping document", source),)
-    try:
-        config = ToolConfig.model_validate(drop_nulls(documents[0].body))
-    except ValidationError as err:
-        source = SourceRef(path, documents[0].index)
-        return ToolConfig(), tuple(_validation_diagnostics(err, source, model=ToolConfig))
-    problems = []
-    for i, spec in enumerate(config.guardrails):
-        try:
-            parse_guardrails([spec])
-        except GuardrailSyntaxError as err:
-            problems.append(error(err.message, SourceRef(path, documents[0].index), f"guardrails[{i}]"))
-    return (ToolConfig(), tuple(problems)) if problems else (config, ())
 
 
 def input_path_filter(config: ToolConfig) -> Callable[[str], bool]:
@@ -311,18 +280,13 @@ def _is_utf8(path: str) -> bool:
     return True
 
 
-def _doc_index(err: InputError) -> int:
-    index = getattr(err, "doc_index", None)
-    return index if isinstance(index, int) else 0
-
-
 def _documents(
     path: str, raw: bytes | Decoded, diagnostics: list[Diagnostic]
 ) -> Iterator[tuple[Mapping[str, Any], SourceRef, str]]:
     """Every mapping document of a file; ``kind: List`` items are expanded (field prefix ``items[i].``)."""
     documents = decode(raw) if isinstance(raw, bytes) else raw
     if isinstance(documents, InputError):
-        diagnostics.append(error(documents.message, SourceRef(path, _doc_index(documents))))
+        diagnostics.append(error(documents.message, SourceRef(path, doc_index(documents))))
         return
     for document in documents:
         source = SourceRef(path, document.index)
@@ -330,7 +294,7 @@ def _documents(
         if body is None:
             continue
         if not isinstance(body, Mapping):
-            diagnostics.append(error(f"a document must be a mapping, not {_type_name(body)}", source))
+            diagnostics.append(error(f"a document must be a mapping, not {type_name(body)}", source))
             continue
         if body.get("kind") == "List" and body.get("apiVersion") == "v1":
             items = body.get("items") or []
@@ -342,33 +306,10 @@ def _documents(
                     yield item, source, f"items[{i}]."
                 else:
                     diagnostics.append(
-                        error(f"must be a mapping, not {_type_name(item)}", source, f"items[{i}]")
+                        error(f"must be a mapping, not {type_name(item)}", source, f"items[{i}]")
                     )
             continue
         yield body, source, ""
-
-
-def _type_name(value: object) -> str:
-    return {
-        list: "a list",
-        dict: "a mapping",
-        str: "a string",
-        int: "a number",
-        float: "a number",
-        bool: "a boolean",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
-
-
-def drop_nulls(value: Any) -> Any:
-    """``value`` without null mapping entries, at any depth: what the API server does for fields that are not
-    nullable (a CRD's structural schema prunes them), so ``overrideRules:`` with no value is no list at all
-    and a required field given null is "Required value"."""
-    if isinstance(value, dict):
-        return {key: drop_nulls(item) for key, item in value.items() if item is not None}
-    if isinstance(value, list):
-        return [drop_nulls(item) for item in value]
-    return value
 
 
 def _classify(body: Mapping[str, Any], source: SourceRef, prefix: str, collector: _Collector) -> None:
@@ -456,7 +397,7 @@ def _parse_karmada(
     try:
         obj = model.model_validate(drop_nulls(body))
     except ValidationError as err:
-        collector.diagnostics.extend(_validation_diagnostics(err, source, prefix, model))
+        collector.diagnostics.extend(validation_diagnostics(err, source, prefix, model))
         return
     name = obj.metadata.name
     kind = body["kind"]
@@ -544,46 +485,6 @@ def admission_errors(obj: KarmadaObject, config: ToolConfig) -> list[FieldError]
     if isinstance(obj, OverridePolicy | ClusterOverridePolicy):
         return validate_override_spec(obj.spec, obj.namespace, version)
     return []
-
-
-_PYDANTIC_MESSAGES: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "extra_forbidden": lambda e: "unknown field",
-    "missing": lambda e: "Required value",
-    "greater_than_equal": lambda e: f"must be >= {e['ctx']['ge']}" if e["ctx"]["ge"] != 1 else "must be > 0",
-    "greater_than": lambda e: f"must be > {e['ctx']['gt']}",
-    "less_than_equal": lambda e: f"must be <= {e['ctx']['le']}",
-    "string_too_short": lambda e: (
-        "must not be empty"
-        if e["ctx"]["min_length"] == 1
-        else f"must be at least {e['ctx']['min_length']} characters"
-    ),
-    "string_too_long": lambda e: f"must be at most {e['ctx']['max_length']} characters",
-    "too_short": lambda e: f"must have at least {e['ctx']['min_length']} item(s)",
-    "enum": lambda e: f"must be one of {e['ctx']['expected']}, got {e['input']!r}",
-    "literal_error": lambda e: f"must be {e['ctx']['expected']}, got {e['input']!r}",
-    "string_type": lambda e: f"must be a string, got {_type_name(e['input'])}",
-    "int_type": lambda e: f"must be an integer, got {_type_name(e['input'])}",
-    "int_parsing": lambda e: f"must be an integer, got {e['input']!r}",
-    "int_from_float": lambda e: f"must be an integer, got {e['input']!r}",
-    "bool_type": lambda e: f"must be a boolean, got {_type_name(e['input'])}",
-    "bool_parsing": lambda e: f"must be a boolean, got {e['input']!r}",
-    "dict_type": lambda e: f"must be a mapping, got {_type_name(e['input'])}",
-    "model_type": lambda e: f"must be a mapping, got {_type_name(e['input'])}",
-    "list_type": lambda e: f"must be a list, got {_type_name(e['input'])}",
-    "tuple_type": lambda e: f"must be a list, got {_type_name(e['input'])}",
-}
-
-
-def _validation_diagnostics(
-    err: ValidationError, source: SourceRef, prefix: str = "", model: type[BaseModel] | None = None
-) -> Iterator[Diagnostic]:
-    for item in err.errors():
-        loc = [part for part in item["loc"] if not (isinstance(part, str) and part.startswith("function-"))]
-        render = _PYDANTIC_MESSAGES.get(item["type"])
-        message = render(item) if render else str(item["msg"]).removeprefix("Value error, ")
-        if item["type"] == "extra_forbidden" and model is not None:
-            message += did_you_mean(model, loc)
-        yield error(message, source, f"{prefix}{field_path(loc)}".rstrip("."))
 
 
 # -- templates ---------------------------------------------------------------------------------------------
@@ -696,7 +597,7 @@ def _check_string_map(value: object, source: SourceRef, path: str, check_values:
     for key, item in value.items():
         if not isinstance(item, str):
             problems.append(
-                error(f"must be a string, got {_type_name(item)} (quote it)", source, f"{path}[{key!r}]")
+                error(f"must be a string, got {type_name(item)} (quote it)", source, f"{path}[{key!r}]")
             )
             continue
         problem = qualified_name_problem(str(key)) or (label_value_problem(item) if check_values else None)
@@ -758,7 +659,7 @@ def load_bindings(
             try:
                 binding = ResourceBinding.model_validate(body)
             except ValidationError as err:
-                diagnostics.extend(_validation_diagnostics(err, source, model=ResourceBinding))
+                diagnostics.extend(validation_diagnostics(err, source, model=ResourceBinding))
                 continue
             ref = binding.spec.resource
             bindings[(group_of(ref.api_version), ref.kind, ref.namespace, ref.name)] = binding
