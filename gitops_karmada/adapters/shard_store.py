@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from loguru import logger
 
 from gitops_karmada.adapters.git_store import TEMPORARY_REF_PREFIX
+from gitops_karmada.adapters.git_tree import SUBMODULE_MODE
 from gitops_karmada.adapters.git_tree_edit import (
     TREE_MODE,
     Entry,
@@ -134,9 +135,14 @@ def output_view(store: GitStore, source: str, layout: RepoLayout, *, tips: bool 
     clusters = make_tree(
         store.runner, {c: Entry(TREE_MODE, "tree", found[name] or "") for c, name in folders.items()}
     )
-    root = edit_tree(
-        store.runner, tree_of(store.runner, source), {layout.clusters_dir: Entry(TREE_MODE, "tree", clusters)}
-    )
+    # files committed under the cluster folders on the source branch itself (by hand, or a stray file beside
+    # the folders) are seen where they are: a run moves a cluster's into its shard and keeps the others
+    own = {
+        e.path: Entry(e.mode, "commit" if e.mode == SUBMODULE_MODE else "blob", e.oid)
+        for e in store.list_entries(source, [layout.clusters_dir])
+    }
+    edits: dict[str, Entry | None] = {layout.clusters_dir: Entry(TREE_MODE, "tree", clusters), **own}
+    root = edit_tree(store.runner, tree_of(store.runner, source), edits)
     return OutputView(_view_commit(store, root, source), record, now)
 
 
@@ -226,9 +232,7 @@ def write_output(
     runner = store.runner
     record_path = shards_path(layout)
     base = view.rev
-    had_folders = bool(
-        object_ids(runner, [f"{source}:{layout.clusters_dir}"])[f"{source}:{layout.clusters_dir}"]
-    )
+    had_folders = any(e.kind == "tree" for e in _folder_entries(store, source, layout.clusters_dir).values())
     # the staged commit's ref keeps its objects referenced until the branches name them
     with store.stage(
         parent=base, changes={**changes, record_path: None}, message=message, written=written
@@ -239,7 +243,9 @@ def write_output(
         moved = _write_shards(store, source, view, plan, layout, result)
         record = _record(store, view, plan, moved)
         record_blob = Entry("100644", "blob", write_blob(runner, record.dump()))
-        source_tree = edit_tree(runner, result, {layout.clusters_dir: None, record_path: record_blob})
+        # the folders the shards hold leave the source branch; anything else under clustersDir stays
+        held = {layout.cluster_folder(c): None for w in moved for c in w.clusters}
+        source_tree = edit_tree(runner, result, {**held, record_path: record_blob})
         commit = _commit_source(store, source, ref, source_tree, message)
     return OutputWrite(commit, tuple(moved), moved_out=had_folders)
 
@@ -389,7 +395,8 @@ def layout_pending(
     changed, the shards' assignment changed, or a shard branch is not where the record says."""
     if not plan.sharded:
         return "the cluster folders come back to the source branch" if view.sharded else None
-    if object_ids(store.runner, [f"{source}:{layout.clusters_dir}"])[f"{source}:{layout.clusters_dir}"]:
+    on_source = _folder_entries(store, source, layout.clusters_dir)
+    if any(e.kind == "tree" and name in plan.of_cluster for name, e in on_source.items()):
         return f"the cluster folders move from {layout.output_prefix} to their shard branches"
     record = view.record
     if record is None:

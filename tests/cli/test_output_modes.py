@@ -373,3 +373,33 @@ def test_a_cluster_moved_to_another_group_leaves_one_repository_for_the_other(tm
 def branch_files_at(repo: FleetRepo, ref: str, folder: str) -> list[str]:
     listing = git(repo.path, "ls-tree", "-r", "--name-only", ref, "--", folder)
     return listing.splitlines() if listing else []
+
+
+def test_files_of_the_source_branch_under_the_cluster_folders_are_kept_or_moved_never_dropped(
+    tmp_path: Path,
+) -> None:
+    repo = shop_fleet(tmp_path)
+    repo.write("clusters/README.md", "# what syncs these folders\n")
+    repo.write(
+        "clusters/member1/shop/configmap/hand-tuned.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: hand-tuned, namespace: shop}\n",
+    )
+    set_mode(repo, "  mode: branch-per-cluster\n")
+    repo.commit("branches, with a hand-written file and a stray one")
+    repo.cli("reconcile")
+    assert repo.tree("clusters") == ["clusters/README.md"], "the stray file stays on the source branch"
+    assert "shop/configmap/hand-tuned.yaml" in branch_files(repo, "clusters/member1"), (
+        "the hand-written one moved"
+    )
+
+    # a file committed into a cluster's folder on the source branch later moves into that cluster's branch
+    repo.write(
+        "clusters/member2/shop/configmap/late.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late, namespace: shop}\n",
+    )
+    repo.commit("a hand-written file for member2, on the source branch")
+    moved = repo.cli("reconcile")
+    assert "move from clusters/ to their shard branches" in moved.stderr
+    assert "shop/configmap/late.yaml" in branch_files(repo, "clusters/member2")
+    assert repo.tree("clusters") == ["clusters/README.md"]
+    repo.cli("verify")
