@@ -23,7 +23,7 @@ from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_pre
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
 from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.adapters.rollout_signals import rollout_signals
-from gitops_karmada.adapters.shard_store import OutputView, output_view, shards_path
+from gitops_karmada.adapters.shard_store import OutputView, output_view
 from gitops_karmada.adapters.status_store import StatusView, read_status
 from gitops_karmada.adapters.subtree_memo import SubtreeMemo, entries_below
 from gitops_karmada.adapters.tool_commits import RENDERED_BY, latest_tool_commit
@@ -206,7 +206,7 @@ def _list_commit(store: GitStore, sha: str, config: ToolConfig, warm: WarmState 
     is_input = input_path_filter(config)
     listing = _Listing({}, {}, {}, {}, ())
     skipped: list[Diagnostic] = []
-    shard_record = shards_path(layout)  # the adapters' own record (``shard_store``): not the run's to judge
+    shard_record = layout.shards_path  # the adapters' own record (``shard_store``): not the run's to judge
     for entry in _entries_outside(store, sha, config.output.clusters_dir, warm.listed if warm else None):
         path = entry.path
         if path == shard_record:
@@ -320,7 +320,7 @@ def _shard_edits(store: GitStore, sha: str, layout: RepoLayout, view: OutputView
     if anchor is None or view.behind:
         return None
     if anchor.commit != sha:
-        record = shards_path(layout)
+        record = layout.shards_path
         if store.list_blobs(anchor.commit, [record]) != store.list_blobs(sha, [record]):
             return None
     return frozenset()

@@ -61,19 +61,15 @@ if TYPE_CHECKING:
     from gitops_karmada.core.layout import RepoLayout
 
 
-def shards_path(layout: RepoLayout) -> str:
-    return layout.shards_path
-
-
 def recorded_shards(store: GitStore, source: str, layout: RepoLayout) -> ShardRecord | None:
     """The shard record of ``source`` (None: its cluster folders are its own, ``tree`` mode)."""
-    content = store.read_file(source, shards_path(layout))
+    content = store.read_file(source, layout.shards_path)
     if content is None:
         return None
     try:
         return load_shard_record(content)
     except ShardRecordError as err:
-        raise GitError("read", f"{shards_path(layout)} at {source[:12]}: {err}") from err
+        raise GitError("read", f"{layout.shards_path} at {source[:12]}: {err}") from err
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +226,7 @@ def write_output(
                 f"{shard.name}: choose an output.branch that names no source branch; nothing was written",
             )
     runner = store.runner
-    record_path = shards_path(layout)
+    record_path = layout.shards_path
     base = view.rev
     had_folders = any(e.kind == "tree" for e in _folder_entries(store, source, layout.clusters_dir).values())
     # the staged commit's ref keeps its objects referenced until the branches name them

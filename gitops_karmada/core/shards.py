@@ -23,6 +23,8 @@ from gitops_karmada.model.config import OutputLayout, OutputMode
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from gitops_karmada.model.clusters import Cluster
+
 GROUP_REF_PREFIX = "refs/gitops-karmada/groups/"
 """Where the local copy of each group's branch is kept (the group's repository is a remote)."""
 
@@ -82,6 +84,11 @@ def cluster_shard(output: OutputLayout, cluster: str) -> Shard:
     """``branch-per-cluster``: the shard of ``cluster``."""
     branch = output.branch.replace("{cluster}", cluster)
     return Shard(name=cluster, ref=f"refs/heads/{branch}", folder=output.folder, per_cluster=True)
+
+
+def shard_plan(output: OutputLayout, clusters: Iterable[Cluster]) -> ShardPlan:
+    """``plan_shards`` of the inventory's ``clusters``."""
+    return plan_shards(output, {c.metadata.name: dict(c.metadata.labels or {}) for c in clusters})
 
 
 def plan_shards(output: OutputLayout, clusters: Mapping[str, Mapping[str, str]]) -> ShardPlan:

@@ -21,7 +21,7 @@ from gitops_karmada.core.observed.fold import with_observed_clusters
 from gitops_karmada.core.run_memo import RunMemo
 from gitops_karmada.core.scheduler.snapshot import load_cluster_snapshots
 from gitops_karmada.core.selectors import ZoneMatching
-from gitops_karmada.core.shards import plan_shards
+from gitops_karmada.core.shards import shard_plan
 from gitops_karmada.model.base import TaintEffect
 from gitops_karmada.model.config import FeatureGate
 from gitops_karmada.model.diagnostics import SourceRef, error, warning
@@ -151,9 +151,7 @@ def prepare(request: ReconcileRequest) -> Prepared | Refused:
 def output_shard_problems(config: ToolConfig, inputs: Inputs) -> tuple[Diagnostic, ...]:
     """The clusters ``output.groups`` does not give exactly one group (``repo-per-group``), as errors at the
     configuration file: the run would not know where to write their folders."""
-    plan = plan_shards(
-        config.output, {c.metadata.name: dict(c.metadata.labels or {}) for c in inputs.clusters}
-    )
+    plan = shard_plan(config.output, inputs.clusters)
     return tuple(
         error(p, SourceRef(config_path(config.fleet_root), 0), field="output.groups") for p in plan.problems
     )

@@ -39,7 +39,7 @@ from gitops_karmada.core.diff.removals import InputHistory
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.inputs.loading import input_path_filter, load
 from gitops_karmada.core.layout import RepoLayout, config_path
-from gitops_karmada.core.shards import plan_shards
+from gitops_karmada.core.shards import shard_plan
 from gitops_karmada.model.errors import GitError
 from gitops_karmada.model.inputs import Inputs
 from gitops_karmada.reconcile import RenderResult, reconcile
@@ -283,10 +283,7 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
     log_host_limits(limits)
     layout = RepoLayout.of(state.request.config)
     assert result.inputs is not None
-    plan = plan_shards(
-        state.request.config.output,
-        {c.metadata.name: dict(c.metadata.labels or {}) for c in result.inputs.clusters},
-    )
+    plan = shard_plan(state.request.config.output, result.inputs.clusters)
     if view.behind:
         logger.bind(logger="output", shards=len(view.behind)).warning(
             "output shard branch(es) {} are not where the last reconcile recorded them (a run interrupted "
