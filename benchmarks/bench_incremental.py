@@ -32,7 +32,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.fleet import write_fleet, write_karmada_fleet
+from benchmarks.fleet import regional_policy_doc, write_fleet, write_karmada_fleet
 from benchmarks.history import Recorder
 from benchmarks.run import (
     FIRST_RECONCILE,
@@ -56,13 +56,17 @@ REPO_LAYOUT = Path(__file__).resolve().parents[1] / "repo-layout"
 
 
 def build(work: Path, fleet: str, templates: int, policies: int, clusters: int) -> tuple[Path, str]:
-    """A bare repository holding fleet M, K, MO or the example (repo-layout/; the sizes do not apply)."""
+    """A bare repository holding fleet M, K, MO, MR (``fleet.regional_policy_doc``) or the example
+    (repo-layout/; the sizes do not apply)."""
     source = work / f"source-{fleet}"
     if fleet == "example":
         shutil.copytree(REPO_LAYOUT, source)
+    elif fleet == "K":
+        write_karmada_fleet(source, templates, policies, clusters)
     else:
-        writer = write_karmada_fleet if fleet == "K" else write_fleet
-        writer(source, templates, policies, clusters)
+        write_fleet(
+            source, templates, policies, clusters, policy=regional_policy_doc if fleet == "MR" else None
+        )
     if fleet == "MO":
         write_cluster_overrides(source, clusters)
     git(source, "init", "-q", "-b", "main")

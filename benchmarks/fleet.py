@@ -63,9 +63,10 @@ def deployment_doc(index: int, namespace: str) -> dict[str, object]:
     }
 
 
-def policy_doc(index: int, namespace: str, names: list[str]) -> dict[str, object]:
+def policy_doc(index: int, namespace: str, names: list[str], region: str = "") -> dict[str, object]:
     selectors = [{"apiVersion": "apps/v1", "kind": "Deployment", "name": name} for name in names]
-    placement: dict[str, object] = {"clusterAffinity": {"labelSelector": {"matchLabels": {"env": "prod"}}}}
+    labels = {"env": "prod", **({"region": region} if region else {})}
+    placement: dict[str, object] = {"clusterAffinity": {"labelSelector": {"matchLabels": labels}}}
     if index % 2:
         placement["replicaScheduling"] = {
             "replicaSchedulingType": "Divided",
@@ -78,6 +79,12 @@ def policy_doc(index: int, namespace: str, names: list[str]) -> dict[str, object
         "metadata": {"name": f"pp-{index:05d}", "namespace": namespace},
         "spec": {"resourceSelectors": selectors, "placement": placement},
     }
+
+
+def regional_policy_doc(index: int, namespace: str, names: list[str]) -> dict[str, object]:
+    """Fleet MR's policy: fleet M's, choosing the clusters of one region (``cluster_doc``'s three) by its
+    index, so each cluster can hold about a third of the templates."""
+    return policy_doc(index, namespace, names, region=("us-east", "eu-west", "ap-south")[index % 3])
 
 
 def write_fleet(

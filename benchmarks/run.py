@@ -190,11 +190,20 @@ def figures(results: Results, first: str = FIRST_RECONCILE) -> list[Figure]:
     return out
 
 
-def fleet_arguments(description: str | None, *, repeat: int = 3) -> argparse.Namespace:
-    """The fleet-M benchmarks' command line: the fleet's size, runs per step, and ``--quick``."""
+def fleet_arguments(
+    description: str | None, *, repeat: int = 3, regional: bool = False
+) -> argparse.Namespace:
+    """The fleet-M benchmarks' command line: the fleet's size, runs per step, and ``--quick``
+    (``regional``: and ``--regional``, each policy choosing the clusters of one region)."""
     parser = argparse.ArgumentParser(
         description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    if regional:
+        parser.add_argument(
+            "--regional",
+            action="store_true",
+            help="each policy selects the clusters of one region of three (fleet MR), not every cluster",
+        )
     parser.add_argument("--templates", type=int, default=5000)
     parser.add_argument("--policies", type=int, default=2500)
     parser.add_argument("--clusters", type=int, default=50)

@@ -2,7 +2,8 @@
 
 Tests marked ``long`` (tens of seconds each: the incremental state machines, the kill -9 daemon trials) are
 collected first. Under pytest-xdist a worker then starts them at once while the others work through the
-rest of the suite, instead of one of them starting last and running alone at the end.
+rest of the suite, instead of one of them starting last and running alone at the end. How many examples
+and trials they run is ``tests.budget``'s.
 """
 
 from __future__ import annotations

@@ -142,7 +142,9 @@ def prepare(request: ReconcileRequest) -> Prepared | Refused:
         failover=failover,
         policy_taints=policy_taints,
         snapshots=snapshots.snapshots,
-        fingerprints=FingerprintContext(inputs, snapshot.snapshot_files, snapshot.observed, memo),
+        fingerprints=FingerprintContext(
+            inputs, snapshot.snapshot_files, snapshot.observed, memo, inventory=loaded.inputs.clusters
+        ),
         memo=memo,
         diagnostics=tuple(diagnostics),
     )

@@ -217,7 +217,8 @@ def _blocked(ctx: RunContext, plan: _Plan, path: str, ours: bool) -> str | None:
             f"{blocker} is a file or symbolic link gitops-karmada did not write, where {path} needs a "
             "folder: nothing was written there (move it away to let the tool write)"
         )
-    if path in ctx.output_blobs and not ours and plan.conflict_resolution != "overwrite":
+    # ``ours`` first: asking the committed tree for a path costs a Git lookup
+    if not ours and plan.conflict_resolution != "overwrite" and path in ctx.output_blobs:
         return (
             f"{path} exists and was not written by gitops-karmada; conflictResolution is Abort, "
             "so it was left untouched (set the policy's conflictResolution: Overwrite, or annotate the "

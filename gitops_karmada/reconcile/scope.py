@@ -5,7 +5,8 @@ requires whom (``propagateDeps``) needs every template's match, and so do the wo
 (gate WorkloadAffinity); without either, a run that keeps only part of the templates (``focus``,
 ``partial``) matches only those. A run told which input files changed (``RepoSnapshot.changed``) judges
 only the templates they touch (``core.incremental.change_scope``) and those that cannot stand unjudged;
-the other templates stand as the state index records them.
+the other templates stand as the state index records them, their claims too (matching would make the
+same claim again: nothing it reads of them changed).
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gitops_karmada.core.detector import PolicyMatch, PriorClaim, match_policy
+from gitops_karmada.core.defaults import permanent_id
+from gitops_karmada.core.detector import ClaimState, PolicyMatch, PolicyRef, PriorClaim, match_policy
 from gitops_karmada.core.incremental.change_scope import touched_templates
 from gitops_karmada.core.inputs.external_sources import source_plan
 from gitops_karmada.core.lint import cross_object_warnings
 from gitops_karmada.model.config import FeatureGate
+from gitops_karmada.model.wellknown import CLAIMED_BY_LABEL
 from gitops_karmada.reconcile.claims import dependency_requirements
 
 if TYPE_CHECKING:
@@ -63,11 +66,10 @@ def scope(prepared: Prepared, request: ReconcileRequest) -> Scope:
     diagnostics: list[Diagnostic] = []
     # the workload-affinity filters read every group member's placement, judged or not (``reconcile.order``)
     grouping = ctx.gate(FeatureGate.WORKLOAD_AFFINITY)
-    if grouping and not propagating:
+    if grouping or propagating:
         matches = {t.key.identity: matched(prepared, t) for t in templates}
-    if propagating or (mode.focus is None and not mode.partial):
-        matches = matches or {t.key.identity: matched(prepared, t) for t in templates}
         request.ports.checkpoint()
+    if propagating:
         requirers, dependency_diagnostics = dependency_requirements(ctx, templates, matches)
         diagnostics.extend(dependency_diagnostics)
     touched = _touched(prepared, request) if mode.focus is None else None
@@ -85,7 +87,13 @@ def scope(prepared: Prepared, request: ReconcileRequest) -> Scope:
     elif mode.lint:
         diagnostics.extend(cross_object_warnings(ctx.inputs, prepared.policies, request.caches.memo))
     if not matches:
-        matches = {t.key.identity: matched(prepared, t) for t in templates}
+        # a template the change does not touch keeps the claim its index entry records, unmatched
+        standing = index.entries if touched is not None and index is not None else {}
+        for template in templates:
+            ident = template.key.identity
+            entry = standing.get(ident) if judged is not None and ident not in judged else None
+            kept = _standing_match(prepared, template, entry)
+            matches[ident] = kept if kept is not None else matched(prepared, template)
         request.ports.checkpoint()
     return Scope(
         templates=templates,
@@ -120,6 +128,20 @@ def matched(prepared: Prepared, template: Manifest) -> PolicyMatch:
     claim = prior.claim if prior is not None else None
     read = prepared.policies.read_for(template, claim[0] if claim is not None else None)
     return prepared.memo.recall("match", read, (prior, preemption, prepared.override_names), compute)
+
+
+def _standing_match(prepared: Prepared, template: Manifest, entry: IndexEntry | None) -> PolicyMatch | None:
+    """The match of a template outside a change's scope: the claim its index entry records, which matching
+    would make again (the template and every policy matching reads for it are unchanged, or the change
+    would touch it). None where the entry says less than matching would: no claim, its policy gone or
+    renewed, dependentOverrides to wait on, another controller's claim."""
+    if entry is None or entry.claim is None or template.labels.get(CLAIMED_BY_LABEL):
+        return None
+    kind, namespace, name, claimed_id = entry.claim
+    policy = prepared.policies.by_ref.get(PolicyRef(kind, namespace, name))
+    if policy is None or permanent_id(policy) != claimed_id or policy.spec.dependent_overrides:
+        return None
+    return PolicyMatch(ClaimState.STICKY, policy, "claimed by this policy in an earlier run")
 
 
 def _touched(prepared: Prepared, request: ReconcileRequest) -> frozenset[Identity] | None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.budget import budget
 from tests.cli.watch_harness import Daemon, Remote, clone, wait_for
 from tests.gitrepos import git
 
@@ -189,7 +190,7 @@ def test_three_daemons_on_one_remote_lose_nothing_and_never_reconcile_twice(tmp_
 def test_kill_9_at_random_points_leaves_the_remote_whole_and_a_restart_converges(tmp_path: Path) -> None:
     remote = Remote.create(tmp_path)
     rng = random.Random(1234)
-    for trial in range(30):
+    for trial in range(budget(12, 30)):
         daemon = _remote_daemon(remote, tmp_path, "daemon")
         # a replica count never used before: a change back to the last reconciled value would render the
         # same output, which the daemon rightly reconciles with no commit at all

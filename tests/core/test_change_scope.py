@@ -212,9 +212,9 @@ def test_a_run_told_of_an_inventory_change_judges_every_template(monkeypatch: py
     judged: list[str] = []
     original = FingerprintContext.template
 
-    def counted(self: FingerprintContext, template: Any, *args: Any) -> str:
+    def counted(self: FingerprintContext, template: Any, *args: Any, **kwargs: Any) -> str:
         judged.append(str(template.key))
-        return original(self, template, *args)
+        return original(self, template, *args, **kwargs)
 
     monkeypatch.setattr(FingerprintContext, "template", counted)
     config, _ = load_config(None)

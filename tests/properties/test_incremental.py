@@ -40,6 +40,7 @@ from gitops_karmada.reconcile import (
     reconcile,
 )
 from gitops_karmada.usecases.explain import explanation
+from tests.budget import budget
 from tests.inprocess import Tree, commit, explaining, request, run
 
 if TYPE_CHECKING:
@@ -587,7 +588,10 @@ def _now(step: int) -> str:
 
 TestIncrementalEqualsFull = pytest.mark.long(IncrementalEqualsFull.TestCase)
 TestIncrementalEqualsFull.settings = settings(
-    max_examples=150, stateful_step_count=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=budget(60, 150),
+    stateful_step_count=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 
@@ -699,7 +703,10 @@ class FailoverIncrementalEqualsFull(IncrementalEqualsFull):
 
 TestFailoverIncrementalEqualsFull = pytest.mark.long(FailoverIncrementalEqualsFull.TestCase)
 TestFailoverIncrementalEqualsFull.settings = settings(
-    max_examples=100, stateful_step_count=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=budget(40, 100),
+    stateful_step_count=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 

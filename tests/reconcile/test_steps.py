@@ -10,6 +10,9 @@ import pytest
 
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.incremental.change_scope import ChangedInputs
+from gitops_karmada.core.inputs.config_file import load_config
+from gitops_karmada.core.inputs.loading import load
 from gitops_karmada.model.diagnostics import SourceRef, error
 from gitops_karmada.reconcile import RunMode, reconcile
 from gitops_karmada.reconcile.judge import UNMADE, judge
@@ -118,6 +121,24 @@ def test_scope_says_which_templates_a_run_judges_and_keeps(
     claims = {i: (m.state, m.policy.name if m.policy else None) for i, m in found.matches.items()}
     expected = {WEB: "shop", API: "shop", CONFIG: "other"}
     assert claims == {i: (ClaimState.STICKY, expected[i]) for i in kept}  # the claims recorded before
+
+
+def test_a_change_scoped_run_matches_only_what_the_change_touches() -> None:
+    """The templates a change does not touch keep the claims the index records: no candidates are weighed
+    for them (matching would list every policy selecting them)."""
+    tree = reconciled()
+    before = load({"apps/web.yaml": tree["apps/web.yaml"]}, load_config(None)[0]).inputs
+    tree["apps/web.yaml"] = _yaml(deployment("web", "shop", replicas=3))
+    run = request(tree, NOW, changed=ChangedInputs(frozenset({"apps/web.yaml"}), before))
+    found = scope(prepared(tree), run)
+    assert found.by_change and found.judged == frozenset({WEB})
+    assert {i: (m.state, m.policy.name if m.policy else None) for i, m in found.matches.items()} == {
+        WEB: (ClaimState.STICKY, "shop"),
+        API: (ClaimState.STICKY, "shop"),
+        CONFIG: (ClaimState.STICKY, "other"),
+    }
+    assert [bool(found.matches[i].candidates) for i in (WEB, API, CONFIG)] == [True, False, False]
+    assert reconcile(run).files == reconcile(request(tree, NOW)).files  # what judging every template gives
 
 
 # -- judge ---------------------------------------------------------------------------------------------------

@@ -231,6 +231,7 @@ class _Context:
         self.policies_after = _policies(facts.after)
         self.clusters_before = {c.name: c for c in facts.before.clusters}
         self.clusters_after = {c.name: c for c in facts.after.clusters}
+        self._cluster_changes: dict[str, str | None] = {}
 
     # -- a template's file -------------------------------------------------------------------------------
 
@@ -439,11 +440,12 @@ class _Context:
         return recorded is not None and recorded != after.metadata.annotations.get(TEMPLATE_HASH_ANNOTATION)
 
     def cluster_change(self, name: str) -> str | None:
-        """What changed in Cluster ``name``'s document, when something did."""
-        old, new = self.clusters_before.get(name), self.clusters_after.get(name)
-        if old is None or new is None:
-            return None
-        return describe_cluster_change(old, new)
+        """What changed in Cluster ``name``'s document, when something did (worked out once per cluster)."""
+        if name not in self._cluster_changes:
+            old, new = self.clusters_before.get(name), self.clusters_after.get(name)
+            changed = None if old is None or new is None else describe_cluster_change(old, new)
+            self._cluster_changes[name] = changed
+        return self._cluster_changes[name]
 
     # -- a quota's file ----------------------------------------------------------------------------------
 
@@ -492,8 +494,10 @@ def kept_on_changed_clusters(
             continue
         for name in clusters:
             cluster = context.clusters_after.get(name)
+            if cluster is None or cluster_matches(cluster, affinity):
+                continue
             changed = context.cluster_change(name)
-            if cluster is not None and changed is not None and not cluster_matches(cluster, affinity):
+            if changed is not None:
                 notes.append(
                     f"{_label(identity)} stays on {name} though {_policy_label(policy_key)} would no longer "
                     f"choose it ({changed}): Karmada does not move a Divided workload for a cluster change; "

@@ -8,6 +8,6 @@ from __future__ import annotations
 
 from gitops_karmada import __version__
 
-ENGINE_VERSION = f"{__version__}/5"
+ENGINE_VERSION = f"{__version__}/6"
 """Changes whenever the tool's output for the same inputs may change: every fingerprint changes with it,
 so upgrading the tool re-renders the whole fleet once."""

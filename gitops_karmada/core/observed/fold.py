@@ -67,6 +67,10 @@ class ObservedStatus:
     def observes(self, cluster: str) -> bool:
         return cluster in self.snapshots
 
+    def clusters_for(self, identity: Identity) -> frozenset[str]:
+        """The clusters that report an object of ``identity``."""
+        return frozenset(self._objects.get(identity, ()))
+
     def digest_for(self, identity: Identity) -> str:
         """What the clusters reported for one template, for its fingerprint ("" when nothing)."""
         found = self._objects.get(identity)
