@@ -77,6 +77,8 @@ class FingerprintContext:
     """Cluster name → digest of its state."""
     _reach: dict[tuple[str, str, str], frozenset[str]] = field(default_factory=dict)
     """Policy → the clusters its cluster affinity can select."""
+    _reach_of: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
+    """The same by the affinities themselves (a fleet's policies mostly share a few)."""
     _relevant: dict[frozenset[str], str] = field(default_factory=dict)
     _policies: dict[tuple[str, str, str], str] = field(default_factory=dict)
     _overrides: dict[str, str] = field(default_factory=dict)
@@ -192,7 +194,12 @@ class FingerprintContext:
         key = (policy.kind, policy.namespace, policy.name)
         found = self._reach.get(key)
         if found is None:
-            found = self._reach[key] = _reach(policy.spec.placement, self._inventory())
+            affinities = _affinities(policy.spec.placement)
+            shape = tuple(a.model_dump_json() for a in affinities)
+            found = self._reach_of.get(shape)
+            if found is None:
+                found = self._reach_of[shape] = _reach(affinities, self._inventory())
+            self._reach[key] = found
         return found
 
     def cluster_states(self, names: frozenset[str]) -> str:
@@ -257,15 +264,20 @@ class FingerprintContext:
         return self.memo.recall("fingerprint", (template,), parts, compute)
 
 
-def _reach(placement: Placement, clusters: Sequence[Cluster]) -> frozenset[str]:
-    """The clusters any cluster affinity of ``placement`` selects (its terms and their overflow tiers, under
-    either reading of ``zone In``); every cluster when it names none."""
-    affinities: list[ClusterAffinity] = []
+def _affinities(placement: Placement) -> list[ClusterAffinity]:
+    """Every cluster affinity of ``placement``: its own, or each term's and its overflow tiers'."""
+    found: list[ClusterAffinity] = []
     if placement.cluster_affinity is not None:
-        affinities.append(placement.cluster_affinity)
+        found.append(placement.cluster_affinity)
     for term in placement.cluster_affinities:
-        affinities.append(term)
-        affinities.extend(term.overflow_affinities or ())
+        found.append(term)
+        found.extend(term.overflow_affinities or ())
+    return found
+
+
+def _reach(affinities: Sequence[ClusterAffinity], clusters: Sequence[Cluster]) -> frozenset[str]:
+    """The clusters any of ``affinities`` selects, under either reading of ``zone In``; every cluster
+    when there is none."""
     if not affinities:
         return frozenset(c.name for c in clusters)
     return frozenset(
