@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.adapters.git_path_lookup import PathLookup
 from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, count_runs, parse_ls_tree_ids
@@ -48,6 +48,11 @@ class CommittedOutputs(Mapping[str, str]):
 
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and self._oid(path) is not None
+
+    def get(self, path: str, default: Any = None) -> Any:
+        """``Mapping.get`` without a ``KeyError`` per missing path."""
+        oid = self._oid(path)
+        return default if oid is None else oid
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.listing())

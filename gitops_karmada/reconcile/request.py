@@ -120,6 +120,11 @@ class ManagedBlobs(Mapping[str, str]):
     def __contains__(self, path: object) -> bool:
         return path in self._state or path in self._outputs
 
+    def get(self, path: str, default: Any = None) -> Any:
+        """``Mapping.get`` without a ``KeyError`` per missing path (a run asks for every path it writes)."""
+        found = self._state.get(path)
+        return found if found is not None else self._outputs.get(path, default)
+
     def __iter__(self) -> Iterator[str]:
         yield from self._state
         yield from (p for p in self._outputs if p not in self._state)
