@@ -7,6 +7,7 @@ counted, a hung fetch is logged and turns ``/readyz`` 503, and SIGTERM does not 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -357,12 +358,18 @@ def test_a_killed_worker_process_is_replaced_and_leaves_no_zombie(tmp_path: Path
     remote = Remote.create(tmp_path, example=True)
     with Daemon.start(remote.bare, "--interval", "60", log_path=tmp_path / "daemon.log") as daemon:
         wait_for(lambda: remote.reconciled(remote.user.head()), "the initial reconcile")
-        workers = [
-            p for p in _children(daemon.process.pid) if "gitops_karmada" in _cmdline(Path(f"/proc/{p}"))
-        ]
-        assert workers, "the example fleet's run left a worker process"
-        for pid in workers:
-            os.kill(pid, signal.SIGKILL)
+        workers: list[int] = []
+
+        def kill_workers() -> bool:
+            # a short-lived child may be listed and gone before the kill: only the kills that landed count
+            for child in _children(daemon.process.pid):
+                if "gitops_karmada" in _cmdline(Path(f"/proc/{child}")):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(child, signal.SIGKILL)
+                        workers.append(child)
+            return bool(workers)
+
+        wait_for(kill_workers, "the example fleet's run to leave a worker process, killed")
         git(remote.user.path, "pull", "-q", "--ff-only")
         frontend = remote.user.read("apps/shop/frontend.yaml")
         remote.user.write("apps/shop/frontend.yaml", frontend.replace("replicas: 8", "replicas: 6"))
