@@ -105,13 +105,12 @@ class FingerprintContext:
         )
         # a binding records its policy's PriorityClass value, and the run's order follows it
         classes = priority_classes(self.inputs.templates)
-        inventory = self.inventory if self.inventory is not None else self.inputs.clusters
         self._states = {c.name: self._model_digest(c) for c in self.inputs.clusters}
         self._global = digest(
             {
                 "engine": ENGINE_VERSION,
                 "config": config,
-                "clusters": [self._model_digest(c) for c in inventory],
+                "clusters": [self._model_digest(c) for c in self._inventory()],
                 "snapshots": {
                     path: hashlib.sha256(raw).hexdigest() for path, raw in sorted(self.snapshots.items())
                 },
