@@ -140,27 +140,29 @@ def fleet(
     tmp_path: Path, workloads: dict[str, dict[str, Any]], *, config: dict[str, Any] | None = None
 ) -> FleetRepo:
     """Three clusters, the NotReady → NoExecute policy, and per workload a policy spreading 6 replicas
-    evenly (its ``failover`` and ``clusterTolerations`` from ``workloads``)."""
+    evenly (its ``failover``, ``clusterTolerations`` and ``clusters``, all three by default, from
+    ``workloads``)."""
     files: dict[str, Any] = {
         "gitops-karmada.yaml": config or CONFIG,
         "taints.yaml": NOT_READY_NO_EXECUTE,
         **{f"inventory/{c}.yaml": cluster_doc(c) for c in CLUSTERS},
     }
     for name, extra in workloads.items():
+        clusters = extra.get("clusters", CLUSTERS)
         files[f"apps/{name}.yaml"] = deployment(name, replicas=6)
         files[f"policies/{name}.yaml"] = pp_doc(
             name,
             "default",
             [{"apiVersion": "apps/v1", "kind": "Deployment", "name": name}],
             placement={
-                "clusterAffinity": {"clusterNames": list(CLUSTERS)},
+                "clusterAffinity": {"clusterNames": list(clusters)},
                 "clusterTolerations": extra.get("tolerations", []),
                 "replicaScheduling": {
                     "replicaSchedulingType": "Divided",
                     "replicaDivisionPreference": "Weighted",
                     "weightPreference": {
                         "staticWeightList": [
-                            {"targetCluster": {"clusterNames": [c]}, "weight": 1} for c in CLUSTERS
+                            {"targetCluster": {"clusterNames": [c]}, "weight": 1} for c in clusters
                         ]
                     },
                 },
@@ -170,6 +172,20 @@ def fleet(
     repo = FleetRepo.create(tmp_path / "fleet", files)
     run_at(repo, T0, "reconcile")
     return repo
+
+
+def test_a_cluster_falling_silent_redoes_only_the_workloads_that_can_be_on_it(tmp_path: Path) -> None:
+    """member3 falls silent (its Ready turns Unknown after the grace period): the workload whose policy
+    can choose member3 is redone, the one placed on member1 and member2 only stands as it was."""
+    repo = fleet(tmp_path, {"api": {"clusters": CLUSTERS[:2]}, "web": {}})
+    reported = T0 + timedelta(seconds=10)
+    record(repo, reported, *(snapshot(c, reported) for c in CLUSTERS))
+    run_at(repo, reported, "reconcile")
+    silent = reported + timedelta(seconds=120)
+    record(repo, silent, *(snapshot(c, silent) for c in CLUSTERS[:2]))
+    changed = run_at(repo, silent, "reconcile")
+    assert "1 reused, 1 redone" in changed.stderr, changed.stderr
+    assert set(placement(repo, "api")) == {"member1", "member2"}
 
 
 def tolerate(seconds: int) -> list[dict[str, Any]]:
