@@ -386,27 +386,36 @@ def test_a_killed_worker_process_is_replaced_and_leaves_no_zombie(tmp_path: Path
     assert not _children(pid)
 
 
-def test_no_room_to_write_during_a_fetch_fails_it_cleanly_and_the_next_fetch_succeeds(tmp_path: Path) -> None:
-    """A full disk while the remote-mode daemon fetches a user's 2 MiB commit (RLIMIT_FSIZE of 1 MiB, which
-    the fetch inherits): the fetch fails with one line naming the cause, nothing is pushed, and once the
-    limit is lifted the commit is fetched and reconciled; ``git fsck`` finds the clone whole."""
+def _push_two_mib_with_one_mib_of_room(daemon: Daemon, remote: Remote) -> tuple[tuple[int, int], str]:
+    """Lower the daemon's file size limit (RLIMIT_FSIZE, which its git children inherit) to 1 MiB, then push
+    a user commit holding a 2 MiB object: the limit as it was, and the commit pushed."""
     import base64
     import resource
 
     from tests.builders import configmap
 
+    unlimited = resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE)
+    resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE, (1 << 20, unlimited[1]))
+    user = remote.user
+    git(user.path, "pull", "-q", "--ff-only")
+    blob = base64.b64encode(os.urandom(3 << 19)).decode()  # 2 MiB that no pack compresses
+    user.write("apps/big.yaml", configmap("big", "shop", {"blob": blob}))
+    source = user.commit("a 2 MiB ConfigMap")
+    git(user.path, "push", "-q", "origin", "main")
+    return unlimited, source
+
+
+def test_no_room_to_write_during_a_fetch_fails_it_cleanly_and_the_next_fetch_succeeds(tmp_path: Path) -> None:
+    """A full disk while the remote-mode daemon fetches a user's 2 MiB commit (RLIMIT_FSIZE of 1 MiB, which
+    the fetch inherits): the fetch fails with one line naming the cause, nothing is pushed, and once the
+    limit is lifted the commit is fetched and reconciled; ``git fsck`` finds the clone whole."""
+    import resource
+
     remote = Remote.create(tmp_path)
     with _remote_daemon(remote, tmp_path, "--interval", "0.5") as daemon:
         wait_for(lambda: remote.reconciled(remote.user.head()), "the initial reconcile")
         reconciled = remote.tip()
-        unlimited = resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE)
-        resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE, (1 << 20, unlimited[1]))
-        user = remote.user
-        git(user.path, "pull", "-q", "--ff-only")
-        blob = base64.b64encode(os.urandom(3 << 19)).decode()  # 2 MiB that no pack compresses
-        user.write("apps/big.yaml", configmap("big", "shop", {"blob": blob}))
-        source = user.commit("a 2 MiB ConfigMap")
-        git(user.path, "push", "-q", "origin", "main")
+        unlimited, source = _push_two_mib_with_one_mib_of_room(daemon, remote)
         wait_for(lambda: daemon.runs("error") >= 1, "the fetch that has no room to write")
         failed = [e for e in daemon.entries() if "retryIn" in e]
         assert failed and "fetch" in failed[0]["msg"] and "SIGXFSZ" in failed[0]["msg"], failed
@@ -426,23 +435,13 @@ def test_no_room_to_write_fails_the_run_cleanly_and_the_next_run_succeeds_once_t
 ) -> None:
     """A full disk, as the machine allows it: the daemon's file size limit (RLIMIT_FSIZE, which its git
     children inherit) is lowered to 1 MiB while a push needs a 2 MiB object written, then lifted."""
-    import base64
     import resource
-
-    from tests.builders import configmap
 
     remote = Remote.create(tmp_path)
     with Daemon.start(remote.bare, "--interval", "60", log_path=tmp_path / "daemon.log") as daemon:
         wait_for(lambda: daemon.runs() == 1, "the initial reconcile")
         tip = remote.tip()
-        unlimited = resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE)
-        resource.prlimit(daemon.process.pid, resource.RLIMIT_FSIZE, (1 << 20, unlimited[1]))
-        user = remote.user
-        git(user.path, "pull", "-q", "--ff-only")
-        blob = base64.b64encode(os.urandom(3 << 19)).decode()  # 2 MiB that no pack compresses
-        user.write("apps/big.yaml", configmap("big", "shop", {"blob": blob}))
-        source = user.commit("a 2 MiB ConfigMap")
-        git(user.path, "push", "-q", "origin", "main")
+        unlimited, source = _push_two_mib_with_one_mib_of_room(daemon, remote)
         wait_for(lambda: daemon.runs("error") >= 1, "the run that has no room to write")
         [failed, *_] = [e for e in daemon.entries() if "retryIn" in e]
         assert "(killed by SIGXFSZ: the file size limit, no room to write)" in failed["msg"], failed
