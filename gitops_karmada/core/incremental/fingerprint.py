@@ -223,8 +223,9 @@ class FingerprintContext:
         key = template.key
         requirers = list(requirers)
         relevant = self.reach(match)
-        if self.observed is not None:
-            relevant |= self.observed.clusters_for(key.identity)
+        reported = self.observed.clusters_for(key.identity) if self.observed is not None else frozenset()
+        if not reported <= relevant:  # most report where their policy can place them: the set stays shared
+            relevant = relevant | reported
         parts = (
             self._global,
             self.cluster_states(relevant),
