@@ -12,8 +12,9 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from gitops_karmada.adapters.count_cache import load_counts, save_counts
 from gitops_karmada.adapters.git_path_lookup import PathLookup
-from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, count_runs, parse_ls_tree_ids
+from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, count_runs, encode_path, parse_ls_tree_ids
 from gitops_karmada.adapters.subtree_memo import TREE_MODE, SubtreeMemo, files_below
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ class CommittedOutputs(Mapping[str, str]):
         self._commit = commit
         self._prefix = folder.rstrip("/") + "/"
         self._listing: dict[str, str] | None = None
+        self._counts: dict[str, int] | None = None
         self._known: dict[str, str | None] = {}
         self._lookup: PathLookup | None = None
 
@@ -102,9 +104,20 @@ class CommittedOutputs(Mapping[str, str]):
         return frozenset(found)
 
     def counts(self) -> dict[str, int]:
-        """Files per entry of the folder (a cluster's folder, or a stray file), without parsing a record per
-        file: ``ls-tree -r`` lists in tree order, so each entry's records are one contiguous run, found and
-        counted with byte searches (records are ``<mode> <type> <oid> TAB <path> NUL``)."""
+        """Files per entry of the folder (a cluster's folder, or a stray file). Subtrees counted before are
+        kept by tree id: in the process's memo (the daemon), else in the count cache the last writing run
+        left (``count_cache``); the folders in neither are counted from one ``ls-tree -r`` of just them, with
+        byte searches (records are ``<mode> <type> <oid> TAB <path> NUL``), not a parse per file."""
+        if self._counts is None:
+            self._counts = self._count()
+        return dict(self._counts)
+
+    @property
+    def counted(self) -> dict[str, int] | None:
+        """What ``counts`` gave, if it was asked."""
+        return dict(self._counts) if self._counts is not None else None
+
+    def _count(self) -> dict[str, int]:
         if self._listing is not None:
             return dict(Counter(p[len(self._prefix) :].partition("/")[0] for p in self._listing))
         folder = self._prefix.rstrip("/")
@@ -112,20 +125,40 @@ class CommittedOutputs(Mapping[str, str]):
         if self._counted is not None:
             trees = [c for c in children if c.mode == TREE_MODE]
             below = files_below(self._store, self._commit, trees, self._counted)
-            found = {
-                c.path[len(self._prefix) :]: below[c.path] if c.mode == TREE_MODE else 1
-                for c in children
-                if c.mode != SUBMODULE_MODE
-            }
-            return {name: count for name, count in found.items() if count}
-        kept = [c for c in children if c.mode != SUBMODULE_MODE]
-        keys = [f"{c.path}/" if c.mode == TREE_MODE else f"{c.path}\0" for c in kept]
-        runs = count_runs(self._store.list_tree_raw(self._commit, folder), keys)
-        counts = {
-            c.path[len(self._prefix) :]: records - submodules
-            for c, (records, submodules) in zip(kept, runs, strict=True)
+        else:
+            kept = load_counts(self._store.git_dir)
+            below = {c.path: kept[(c.path, c.oid)] for c in children if (c.path, c.oid) in kept}
+            unknown = sorted(
+                (c.path for c in children if c.mode == TREE_MODE and c.path not in below),
+                key=lambda path: encode_path(path + "/"),
+            )
+            if unknown:
+                raw = self._store.list_inside_raw(self._commit, unknown)
+                runs = count_runs(raw, [f"{path}/" for path in unknown])
+                below.update(
+                    (path, records - submodules)
+                    for path, (records, submodules) in zip(unknown, runs, strict=True)
+                )
+        found = {
+            c.path[len(self._prefix) :]: below[c.path] if c.mode == TREE_MODE else 1
+            for c in children
+            if c.mode != SUBMODULE_MODE
         }
-        return {name: count for name, count in counts.items() if count}
+        return {name: count for name, count in found.items() if count}
+
+    def remember_counts(self, commit: str, after: Mapping[str, int]) -> None:
+        """Keep ``after`` (entry of the folder → files, as ``counts`` gives them) as the counts of the cluster
+        folders of ``commit`` (the output as a commit has it), by tree id, for the next run's ``counts``: the
+        writing run knows them from its plan without listing a file."""
+        folder = self._prefix.rstrip("/")
+        save_counts(
+            self._store.git_dir,
+            {
+                (c.path, c.oid): after.get(c.path[len(self._prefix) :], 0)
+                for c in self._store.list_children(commit, [folder])
+                if c.mode == TREE_MODE
+            },
+        )
 
     def close(self) -> None:
         if self._lookup is not None:

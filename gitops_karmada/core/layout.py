@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -388,11 +389,10 @@ class RepoLayout:
     def manifest_path(self, cluster: str, key: ObjectKey) -> str:
         return manifest_path(self.clusters_dir, cluster, key, self.buckets)
 
-    def manifest_paths(self, clusters: Iterable[str], key: ObjectKey) -> dict[str, str]:
+    def manifest_paths(self, clusters: Iterable[str], key: ObjectKey) -> ManifestPaths:
         """``manifest_path`` of ``key`` in each of ``clusters`` (the object's own path made once: a run asks
         it for every reused template on every cluster)."""
-        inside, folder = _object_path(key, self.buckets), self.clusters_dir
-        return {cluster: f"{folder}/{cluster}/{inside}" for cluster in clusters}
+        return ManifestPaths(tuple(clusters), self.clusters_dir, _object_path(key, self.buckets))
 
     def binding_path(self, key: ObjectKey) -> str:
         return binding_path(self.state_dir, key, self.buckets)
@@ -403,3 +403,28 @@ class RepoLayout:
 
     def quota_record_path(self, namespace: str, name: str) -> str:
         return f"{self.quotas_dir}/{namespace}/{name}.yaml"
+
+
+class ManifestPaths(Mapping[str, str]):
+    """Cluster → the path of one object in that cluster's folder, each path made when asked: a run holds
+    this for every reused template, and at 20,000 templates × 200 clusters the 4 million strings made up
+    front cost seconds and gigabytes that a run changing one template never reads."""
+
+    __slots__ = ("_clusters", "_folder", "_inside", "_known")
+
+    def __init__(self, clusters: tuple[str, ...], folder: str, inside: str) -> None:
+        self._clusters, self._folder, self._inside = clusters, folder, inside
+        self._known: frozenset[str] | None = None
+
+    def __getitem__(self, cluster: str) -> str:
+        if self._known is None:
+            self._known = frozenset(self._clusters)
+        if cluster not in self._known:
+            raise KeyError(cluster)
+        return f"{self._folder}/{cluster}/{self._inside}"
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._clusters)
+
+    def __len__(self) -> int:
+        return len(self._clusters)

@@ -9,6 +9,7 @@ or previous records cannot be read is refused: nothing is written, everything ma
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from gitops_karmada.core.incremental.state_index import IndexEntry
+    from gitops_karmada.core.layout import RepoLayout
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.model.manifest import Manifest
@@ -169,13 +171,8 @@ def _whole(
     for shard, raw in index.shards(request.caches.memo).items():
         files[layout.index_shard_path(shard)] = raw
     managed |= set(files) | set(stored)
-    owned = set(wide.owned) | {p for p in wide.files if layout.is_output(p)}
     for outcome in outcomes:
         diagnostics.extend(outcome.diagnostics)
-        if outcome.reused:
-            owned.update(outcome.paths.values())
-        elif outcome.binding is not None:
-            owned.update(layout.manifest_path(c, outcome.key) for c in applied_clusters(outcome.binding))
     return RenderResult(
         files=files,
         stored=stored,
@@ -188,10 +185,40 @@ def _whole(
         quotas=wide.quotas,
         previous_bindings=tuple(before[i] for i in sorted(before)),
         incremental=previous.index is not None,
-        owned=frozenset(owned),
+        owned=OwnedOutputs(
+            tuple(outcomes), frozenset(wide.owned) | {p for p in wide.files if layout.is_output(p)}, layout
+        ),
         index=index,
         failover=prepared.failover,
     )
+
+
+class OwnedOutputs(Container[str]):
+    """Every file of the cluster folders the tool owns after a run: every template's and the quota outputs
+    (``others``). Only ``verify`` asks it; collected on first use, since at 4 million manifests the set
+    costs a reconcile seconds and gigabytes it never reads."""
+
+    def __init__(
+        self, outcomes: tuple[TemplateOutcome, ...], others: frozenset[str], layout: RepoLayout
+    ) -> None:
+        self._outcomes, self._others, self._layout = outcomes, others, layout
+        self._paths: frozenset[str] | None = None
+
+    def __contains__(self, path: object) -> bool:
+        if self._paths is None:
+            self._paths = self._collect()
+        return path in self._paths
+
+    def _collect(self) -> frozenset[str]:
+        owned = set(self._others)
+        for outcome in self._outcomes:
+            if outcome.reused:
+                owned.update(outcome.paths.values())
+            elif outcome.binding is not None:
+                owned.update(
+                    self._layout.manifest_path(c, outcome.key) for c in applied_clusters(outcome.binding)
+                )
+        return frozenset(owned)
 
 
 @dataclass(frozen=True, slots=True)

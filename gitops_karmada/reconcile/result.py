@@ -11,7 +11,7 @@ from gitops_karmada.core.layout import RepoLayout
 from gitops_karmada.reconcile.request import blob_sha
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Callable, Container, Mapping, Sequence
 
     from gitops_karmada.core.diff.model import PlanDiff
     from gitops_karmada.core.failover.controllers import FailoverOutcome
@@ -57,7 +57,7 @@ class RenderResult:
     """The previous records of the templates this run redid or removed (for the deletion guard)."""
     incremental: bool = False
     """The state index was trusted: templates with unchanged inputs were reused, not redone."""
-    owned: frozenset[str] = frozenset()
+    owned: Container[str] = frozenset()
     """Every file of the cluster folders the tool owns after the run (all templates' and quotas')."""
     index: StateIndex | None = None
     """The state index after the run: every binding's fingerprint, claim and placement, in one value."""

@@ -64,13 +64,20 @@ def entries_before(
     else:
         raw = store.list_inside_raw(parent, sorted(roots))
         paths = [decode_path(record.partition(b"\t")[2]) for record in raw.split(b"\0") if record]
-    before: defaultdict[str, set[str]] = defaultdict(set)
+    # each path's own folder first (a million paths at fleet XL), then each distinct folder's way up: a
+    # folder the run does not touch may be inside one it does
+    inside: defaultdict[str, set[str]] = defaultdict(set)
     for path in paths:
         folder, _, name = path.rpartition("/")
-        while folder:  # a folder the run does not touch may be inside one it does
+        inside[folder].add(name)
+    before: defaultdict[str, set[str]] = defaultdict(set)
+    for folder, names in inside.items():
+        if folder and folder in folders:
+            before[folder].update(names)
+        while "/" in folder:
+            folder, _, name = folder.rpartition("/")
             if folder in folders:
                 before[folder].add(name)
-            folder, _, name = folder.rpartition("/")
     return before
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.fleet_config import read_config
 from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.repository import (
@@ -30,6 +31,7 @@ from gitops_karmada.adapters.shard_store import (
     fetch_missing_shards,
     layout_pending,
     log_output_write,
+    output_view,
     push_shards,
     write_output,
 )
@@ -324,6 +326,8 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         written=write.writer.written() if write.writer is not None else None,
     )
     log_output_write(written, layout)
+    if written.commit is not None:
+        _remember_counts(store, written.commit, layout, state, checked)
     # no log line of its own: the CLI prints "committed" on stdout, the daemon logs the run with its commit
     return ReconcileOutcome(
         state,
@@ -335,6 +339,18 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
         shards=written.shards,
         host_limits=limits,
     )
+
+
+def _remember_counts(
+    store: GitStore, commit: str, layout: RepoLayout, state: RepositoryState, plan: PlanDiff
+) -> None:
+    """The file count of each cluster folder after ``commit``, kept for the next run's guard: the counts the
+    guard read before, with the plan's counts after for the folders it changed."""
+    outputs = state.request.snapshot.output_blobs
+    if not isinstance(outputs, CommittedOutputs) or outputs.counted is None:
+        return  # never counted (a run without the guard): nothing known to keep
+    after = {**outputs.counted, **{c.cluster: c.objects_after for c in plan.clusters}}
+    outputs.remember_counts(output_view(store, commit, layout).rev, after)
 
 
 def changed_inputs(
