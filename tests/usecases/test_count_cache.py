@@ -53,7 +53,9 @@ def kept_for_head(store: GitStore, layout: RepoLayout) -> dict[str, int]:
 def moded_fleet(tmp_path: Path, mode: str) -> tuple[FleetRepo, GitStore, RepoLayout]:
     repo = shop_fleet(tmp_path)
     if MODES[mode]:
-        repo.write("gitops-karmada.yaml", f"apiVersion: gitops-karmada.io/v1alpha1\nkind: Config\n{MODES[mode]}")
+        repo.write(
+            "gitops-karmada.yaml", f"apiVersion: gitops-karmada.io/v1alpha1\nkind: Config\n{MODES[mode]}"
+        )
         repo.commit("output mode")
         assert reconcile_rev(GitStore.open(repo.path), "main").commit is not None
     store = GitStore.open(repo.path)
