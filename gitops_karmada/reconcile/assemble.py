@@ -168,7 +168,7 @@ def _whole(
     files.update(wide.files)
     index = _index(prepared, request, outcomes, files, stored, prepared.fingerprints.run_digest, made)
     # every shard, changed or not: an unchanged one hashes to the blob it has, and the commit leaves it be
-    for shard, raw in index.shards(request.caches.memo).items():
+    for shard, raw in index.shards(request.caches.memo, previous.index).items():
         files[layout.index_shard_path(shard)] = raw
     managed |= set(files) | set(stored)
     for outcome in outcomes:

@@ -158,12 +158,34 @@ class StateIndex:
         """Deterministic JSON, one entry a line (``memo``: lines written of the same entries before)."""
         return self._dump(sorted(self.entries), memo)
 
-    def shards(self, memo: RunMemo | None = None) -> dict[str, bytes]:
-        """The index as it is kept: one file per shard (``shard_of``), each as ``dump`` writes it."""
-        by_shard: dict[str, list[Identity]] = {}
-        for identity in sorted(self.entries):
-            by_shard.setdefault(shard_of(identity), []).append(identity)
-        return {shard: self._dump(identities, memo) for shard, identities in by_shard.items()}
+    raw: Mapping[str, bytes] = field(default_factory=dict, compare=False, repr=False)
+    """The shard files this index was read from (shard name → content); empty when not read from shards."""
+
+    def shards(self, memo: RunMemo | None = None, previous: StateIndex | None = None) -> dict[str, bytes]:
+        """The index as it is kept: one file per shard (``shard_of``), each as ``dump`` writes it. A shard of
+        ``previous`` holding exactly these entries (the same objects: a reused template's entry is its
+        previous one) under the same engine and run is kept as it was read, not written again: a run
+        redoing one template rewrites its namespace's file alone, as it commits."""
+        by_shard = _by_shard(self.entries)
+        before = (
+            _by_shard(previous.entries)
+            if previous is not None
+            and previous.raw
+            and (previous.engine, previous.run) == (self.engine, self.run)
+            else {}
+        )
+        found: dict[str, bytes] = {}
+        for shard, identities in by_shard.items():
+            kept = before.get(shard)
+            if (
+                previous is not None
+                and kept == identities
+                and all(self.entries[i] is previous.entries[i] for i in identities)
+            ):
+                found[shard] = previous.raw[shard]
+            else:
+                found[shard] = self._dump(identities, memo)
+        return found
 
     def _dump(self, identities: list[Identity], memo: RunMemo | None) -> bytes:
         head = orjson.dumps(
@@ -190,6 +212,13 @@ class StateIndex:
             ]
         body = ",\n".join(lines)
         return (head[:-1] + ',"templates":{\n' + body + ("\n" if lines else "") + "}}\n").encode()
+
+
+def _by_shard(entries: Mapping[Identity, IndexEntry]) -> dict[str, list[Identity]]:
+    by_shard: dict[str, list[Identity]] = {}
+    for identity in sorted(entries):
+        by_shard.setdefault(shard_of(identity), []).append(identity)
+    return by_shard
 
 
 CLUSTER_SCOPED_SHARD = "_cluster"
@@ -258,7 +287,12 @@ def parse_index_shards(
         lines.clear()
         lines.update(fresh)
     # shards that disagree on it (one edited or left from another run) make it unknown
-    return StateIndex(engine=engine, entries=entries, run=runs.pop() if len(runs) == 1 else "")
+    return StateIndex(
+        engine=engine,
+        entries=entries,
+        run=runs.pop() if len(runs) == 1 else "",
+        raw=dict(shards) if sharded else {},
+    )
 
 
 def _parse_whole(raw: bytes) -> StateIndex | None:
