@@ -30,7 +30,8 @@ class CommittedOutputs(Mapping[str, str]):
     def __init__(
         self, store: GitStore, commit: str, folder: str, counted: SubtreeMemo[int] | None = None
     ) -> None:
-        """``counted``: file counts of subtrees made by earlier runs of the process (``counts``)."""
+        """``counted``: file counts of subtrees made by earlier runs of the process (``counts``), for the
+        folders the count cache does not know."""
         self._store = store
         self._counted = counted
         self._commit = commit
@@ -104,10 +105,11 @@ class CommittedOutputs(Mapping[str, str]):
         return frozenset(found)
 
     def counts(self) -> dict[str, int]:
-        """Files per entry of the folder (a cluster's folder, or a stray file). Subtrees counted before are
-        kept by tree id: in the process's memo (the daemon), else in the count cache the last writing run
-        left (``count_cache``); the folders in neither are counted from one ``ls-tree -r`` of just them, with
-        byte searches (records are ``<mode> <type> <oid> TAB <path> NUL``), not a parse per file."""
+        """Files per entry of the folder (a cluster's folder, or a stray file). The counts the last writing
+        run kept are taken by tree id (``count_cache``); the folders it did not write (edited since, or
+        written by another process) are counted through the process's memo of subtrees (the daemon), else
+        from one ``ls-tree -r`` of just them, with byte searches (records are ``<mode> <type> <oid> TAB
+        <path> NUL``), not a parse per file."""
         if self._counts is None:
             self._counts = self._count()
         return dict(self._counts)
@@ -122,23 +124,19 @@ class CommittedOutputs(Mapping[str, str]):
             return dict(Counter(p[len(self._prefix) :].partition("/")[0] for p in self._listing))
         folder = self._prefix.rstrip("/")
         children = self._store.list_children(self._commit, [folder])
-        if self._counted is not None:
-            trees = [c for c in children if c.mode == TREE_MODE]
-            below = files_below(self._store, self._commit, trees, self._counted)
-        else:
-            kept = load_counts(self._store.git_dir)
-            below = {c.path: kept[(c.path, c.oid)] for c in children if (c.path, c.oid) in kept}
-            unknown = sorted(
-                (c.path for c in children if c.mode == TREE_MODE and c.path not in below),
-                key=lambda path: encode_path(path + "/"),
+        kept = load_counts(self._store.git_dir)
+        below = {c.path: kept[(c.path, c.oid)] for c in children if (c.path, c.oid) in kept}
+        unknown = [c for c in children if c.mode == TREE_MODE and c.path not in below]
+        if unknown and self._counted is not None:
+            below.update(files_below(self._store, self._commit, unknown, self._counted))
+        elif unknown:
+            paths = sorted((c.path for c in unknown), key=lambda path: encode_path(path + "/"))
+            runs = count_runs(
+                self._store.list_inside_raw(self._commit, paths), [f"{path}/" for path in paths]
             )
-            if unknown:
-                raw = self._store.list_inside_raw(self._commit, unknown)
-                runs = count_runs(raw, [f"{path}/" for path in unknown])
-                below.update(
-                    (path, records - submodules)
-                    for path, (records, submodules) in zip(unknown, runs, strict=True)
-                )
+            below.update(
+                (path, records - submodules) for path, (records, submodules) in zip(paths, runs, strict=True)
+            )
         found = {
             c.path[len(self._prefix) :]: below[c.path] if c.mode == TREE_MODE else 1
             for c in children

@@ -99,10 +99,18 @@ def upstream(runner: GitRunner, branch_ref: str) -> tuple[str, str] | None:
     return remote, merge.removeprefix("refs/heads/")
 
 
+_VALID_BRANCHES: set[str] = set()
+"""Branch names git accepted: whether a name is well-formed depends on the name alone, and a daemon writing a
+branch per cluster would otherwise ask git 200 times a run."""
+
+
 def check_branch_name(runner: GitRunner, operation: str, branch: str) -> None:
+    if branch in _VALID_BRANCHES:
+        return
     # git branch refuses a leading dash too (it would read as an option), though refs/heads/-x is well-formed.
     if branch.startswith("-") or not runner.succeeds(["check-ref-format", f"refs/heads/{branch}"]):
         raise GitError(operation, f"{branch!r} is not a valid branch name")
+    _VALID_BRANCHES.add(branch)
 
 
 def push(

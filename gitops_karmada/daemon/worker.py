@@ -36,7 +36,7 @@ from gitops_karmada.adapters.status_store import fetch_status_branch
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.codecs.times import parse_time
 from gitops_karmada.core.detector import ClaimState
-from gitops_karmada.core.diff.placement import placements_from_index
+from gitops_karmada.core.diff.placement import placement_of
 from gitops_karmada.core.incremental.state_index import read_index
 from gitops_karmada.core.layout import RepoLayout, branch_ref
 from gitops_karmada.daemon.push_gate import PushGate
@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.core.incremental.state_index import Identity, IndexEntry
     from gitops_karmada.daemon.metrics import DaemonMetrics
     from gitops_karmada.daemon.settings import WorkerSettings
 
@@ -78,6 +79,8 @@ class Worker:
         """The probe of the status-only run in progress, if any: a trigger makes it ask at once."""
         self.push_gate = PushGate(settings.push_interval)
         self._push_held = False
+        self._rows: dict[Identity, tuple[IndexEntry, WorkloadRow]] = {}
+        """The status page's rows, each with the state index entry it was made of (``_placements``)."""
         """A commit on the local branch waits for the push interval to end (``daemon.push_gate``)."""
 
     # -- control, from any thread ------------------------------------------------------------------------
@@ -440,23 +443,26 @@ class Worker:
         index = read_index({e.path: found[e.oid] for e in listed}, layout, self.warm.index_lines)
         if index is None:
             return None
-        return tuple(
-            sorted(
-                (
-                    WorkloadRow(
-                        str(p.key),
-                        p.policy,
-                        dict(p.replicas),
-                        p.has_replicas,
-                        health=dict(index.entries[identity].health),
-                        ready=index.entries[identity].ready,
-                        waves=dict(index.entries[identity].waves),
-                    )
-                    for identity, p in placements_from_index(index).items()
-                ),
-                key=lambda p: p.template,
-            )
-        )
+        # a row made of the very entry object the last run's row was (an unchanged line of the index, parsed
+        # once into the warm state) is that row: a one-template change makes one row, not 20,000
+        rows: dict[Identity, tuple[IndexEntry, WorkloadRow]] = {}
+        for identity, entry in index.entries.items():
+            held = self._rows.get(identity)
+            if held is None or held[0] is not entry:
+                p = placement_of(identity, entry)
+                row = WorkloadRow(
+                    str(p.key),
+                    p.policy,
+                    dict(p.replicas),
+                    p.has_replicas,
+                    health=dict(entry.health),
+                    ready=entry.ready,
+                    waves=dict(entry.waves),
+                )
+                held = (entry, row)
+            rows[identity] = held
+        self._rows = rows
+        return tuple(sorted((row for _, row in rows.values()), key=lambda row: row.template))
 
 
 def _failover(outcome: ReconcileOutcome) -> Failover | None:

@@ -22,7 +22,7 @@ from gitops_karmada.core.schema_check import SCHEMA_CODE
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-    from gitops_karmada.core.incremental.state_index import StateIndex
+    from gitops_karmada.core.incremental.state_index import IndexEntry, StateIndex
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
 
@@ -36,18 +36,20 @@ SCHEMA_REASON = "SchemaInvalid"
 
 def placements_from_index(index: StateIndex) -> dict[Identity, BoundPlacement]:
     """Every template's placement as the state index records it (no binding record is read)."""
-    found: dict[Identity, BoundPlacement] = {}
-    for identity, entry in index.entries.items():
-        claim = entry.claim
-        policy = "" if claim is None else f"{'pp' if claim[0] == 'PropagationPolicy' else 'cpp'}/{claim[2]}"
-        found[identity] = BoundPlacement(
-            key=key_of_identity(identity),
-            policy=policy,
-            has_replicas=entry.workload,
-            replicas=entry.placement,
-            tiers=entry.tiers,
-        )
-    return found
+    return {identity: placement_of(identity, entry) for identity, entry in index.entries.items()}
+
+
+def placement_of(identity: Identity, entry: IndexEntry) -> BoundPlacement:
+    """One template's placement as its state index entry records it."""
+    claim = entry.claim
+    policy = "" if claim is None else f"{'pp' if claim[0] == 'PropagationPolicy' else 'cpp'}/{claim[2]}"
+    return BoundPlacement(
+        key=key_of_identity(identity),
+        policy=policy,
+        has_replicas=entry.workload,
+        replicas=entry.placement,
+        tiers=entry.tiers,
+    )
 
 
 def compare_placement(
