@@ -72,8 +72,12 @@ class BlobStream:
         assert self._process is not None and self._process.stdin is not None
         ids: dict[str, str] = {}
         chunk = bytearray()
+        # a template's content is one object for every cluster it is the same on: hashed once, one id string
+        known: dict[int, str] = {}
         for path, content in files.items():
-            oid = self._blob_id(content)
+            oid = known.get(id(content))
+            if oid is None:
+                oid = known[id(content)] = self._blob_id(content)
             ids[path] = oid
             if oid not in self._sent:
                 self._sent.add(oid)

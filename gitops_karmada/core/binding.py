@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 import uuid
 from typing import TYPE_CHECKING
 
@@ -63,7 +64,9 @@ def applied_clusters(binding: ResourceBinding) -> tuple[str, ...]:
     """Clusters whose folder holds the manifest this binding's run wrote."""
     recorded = binding.metadata.annotations.get(RENDERED_CLUSTERS_ANNOTATION)
     if recorded is not None:
-        return tuple(name for name in recorded.split(",") if name)
+        # one string per cluster name, not one per template and cluster: a run holds these for every template
+        # (4 million at fleet XL)
+        return tuple(sys.intern(name) for name in recorded.split(",") if name)
     # records written before the annotation kept ownership in aggregatedStatus[].applied
     return tuple(item.cluster_name for item in binding.status.aggregated_status if item.applied)
 

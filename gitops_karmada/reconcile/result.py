@@ -111,12 +111,14 @@ class RenderResult:
     ) -> dict[str, bytes | StoredBlob | None]:
         """``changes``, the files in ``stored`` named by their blob ids."""
         changes: dict[str, bytes | StoredBlob | None] = {}
+        named: dict[str, StoredBlob] = {}  # one per blob: a content shared by 200 clusters is one blob
         for path in sorted(self.managed - self.keep):
             old = current_blobs.get(path)
             oid = self.stored.get(path)
             if oid is not None:
                 if old != oid:
-                    changes[path] = StoredBlob(oid)
+                    blob = named.get(oid)
+                    changes[path] = blob if blob is not None else named.setdefault(oid, StoredBlob(oid))
                 continue
             new = self.files.get(path)
             if new is None:

@@ -63,6 +63,9 @@ def compare_placement(
     shown as released with its replicas where they were, not as removed.
     """
     changes: list[WorkloadPlacement] = []
+    # equal cells are one object: a first reconcile at fleet XL places 20,000 templates on 200 clusters, and
+    # the cells' distinct values are a few per cluster
+    cells_made: dict[tuple[str, int | None, int | None, str, str], PlacementCell] = {}
     for identity in sorted(base.keys() | head.keys()):
         before, after = base.get(identity), head.get(identity)
         if before is not None and after is not None and _same(before, after):
@@ -77,12 +80,9 @@ def compare_placement(
         tiers_before = before.tiers if before is not None else {}
         tiers_after = after.tiers if after is not None else {}
         cells = tuple(
-            PlacementCell(
-                cluster=name,
-                before=old.get(name),
-                after=new.get(name),
-                tier_before=tiers_before.get(name, ""),
-                tier_after=tiers_after.get(name, ""),
+            _cell(
+                cells_made,
+                (name, old.get(name), new.get(name), tiers_before.get(name, ""), tiers_after.get(name, "")),
             )
             for name in sorted(old.keys() | new.keys())
         )
@@ -104,6 +104,19 @@ def compare_placement(
             )
         )
     return tuple(changes)
+
+
+def _cell(
+    made: dict[tuple[str, int | None, int | None, str, str], PlacementCell],
+    fields: tuple[str, int | None, int | None, str, str],
+) -> PlacementCell:
+    cell = made.get(fields)
+    if cell is None:
+        cluster, before, after, tier_before, tier_after = fields
+        cell = made[fields] = PlacementCell(
+            cluster=cluster, before=before, after=after, tier_before=tier_before, tier_after=tier_after
+        )
+    return cell
 
 
 def _released(before: BoundPlacement) -> WorkloadPlacement:
