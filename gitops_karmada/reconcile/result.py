@@ -112,7 +112,10 @@ class RenderResult:
         """``changes``, the files in ``stored`` named by their blob ids."""
         changes: dict[str, bytes | StoredBlob | None] = {}
         named: dict[str, StoredBlob] = {}  # one per blob: a content shared by 200 clusters is one blob
-        for path in sorted(self.managed - self.keep):
+        keep = self.keep
+        for path in sorted(self.managed):  # not a difference of two sets of millions, made to be sorted
+            if path in keep:
+                continue
             old = current_blobs.get(path)
             oid = self.stored.get(path)
             if oid is not None:
