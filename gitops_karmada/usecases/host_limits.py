@@ -38,13 +38,15 @@ def check_host_limits(
     if limits.max_folder_entries:
         folders = touched_folders(changes, layout.folders)
         before = entries_before(store, parent, folders, layout.folders) if parent is not None else {}
-        counts = folder_entries(before, {p: c is not None for p, c in changes.items()}, folders)
+        counts = folder_entries(before, ((p, c is not None) for p, c in changes.items()), folders)
     sizes: dict[str, int] = {}
     if limits.max_file_bytes:
-        stored = {p: c.oid for p, c in changes.items() if isinstance(c, StoredBlob)}
-        known = store.blob_sizes(sorted(set(stored.values())))
-        sizes = {p: len(c) for p, c in changes.items() if isinstance(c, bytes)}
-        sizes.update({p: known.get(oid, 0) for p, oid in stored.items()})
+        # each blob sized once, and only the files past the limit kept (a first run writes millions)
+        known = store.blob_sizes(sorted({c.oid for c in changes.values() if isinstance(c, StoredBlob)}))
+        for path, change in changes.items():
+            size = len(change) if isinstance(change, bytes) else known.get(change.oid, 0) if change else 0
+            if size > limits.max_file_bytes:
+                sizes[path] = size
     return host_limit_findings(counts, sizes, limits, layout)
 
 

@@ -206,8 +206,9 @@ def _check_rendered(repo: Path, state: RepositoryState, inputs: Inputs) -> tuple
         checked,
     )
     # every cluster folder as committed, against what a Git host handles well
-    every = dict.fromkeys(files, True)
-    counts = folder_entries({}, every, touched_folders(every, (layout.clusters_dir,)))
+    counts = folder_entries(
+        {}, ((path, True) for path in files), touched_folders(files, (layout.clusters_dir,))
+    )
     sizes = {path: len(content) for path, content in files.items()}
     limits = host_limit_findings(counts, sizes, inputs.config.output.host_limits, layout)
     return (*found, *(finding.to_diagnostic() for finding in limits))

@@ -3,6 +3,9 @@ with its remedy."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from gitops_karmada.core.host_limits import (
     HOST_LIMIT_CODE,
     LimitKind,
@@ -34,7 +37,7 @@ def test_a_folder_counts_what_it_kept_plus_what_is_written_minus_what_is_deleted
     before = {KIND: {"a.yaml", "b.yaml", "c.yaml"}, "clusters/m1/shop": {"configmap"}}
     changes = {f"{KIND}/c.yaml": False, f"{KIND}/d.yaml": True, f"{KIND}/a.yaml": True}
     folders = touched_folders(changes, ROOTS)
-    counts = folder_entries(before, changes, folders)
+    counts = folder_entries(before, changes.items(), folders)
     assert counts[KIND] == 3  # a (rewritten), b (kept), d (new); c deleted
     assert counts["clusters/m1/shop"] == 1
 
@@ -46,7 +49,7 @@ def test_new_folders_count_in_their_parents_and_emptied_ones_do_not() -> None:
         "clusters/m1": {"shop"},
     }
     changes = {"clusters/m1/shop/secret/s.yaml": False, "clusters/m1/shop/service/x.yaml": True}
-    counts = folder_entries(before, changes, touched_folders(changes, ROOTS))
+    counts = folder_entries(before, changes.items(), touched_folders(changes, ROOTS))
     assert counts["clusters/m1/shop/secret"] == 0
     assert counts["clusters/m1/shop/service"] == 1
     assert counts["clusters/m1/shop"] == 2  # configmap kept, secret emptied, service new
@@ -91,3 +94,32 @@ def test_the_defaults_are_githubs_figures() -> None:
     assert (limits.max_folder_entries, limits.max_file_bytes) == (3000, 1_000_000)
     assert host_limit_findings({KIND: 3000}, {"x": 1_000_000}, limits, LAYOUT) == ()
     assert len(host_limit_findings({KIND: 3001}, {"x": 1_000_001}, limits, LAYOUT)) == 2
+
+
+def _entries(files: set[str]) -> dict[str, set[str]]:
+    """Folder → the names directly inside it, of every folder holding one of ``files``."""
+    found: dict[str, set[str]] = {}
+    for path in files:
+        folder, _, name = path.rpartition("/")
+        while folder:
+            found.setdefault(folder, set()).add(name)
+            folder, _, name = folder.rpartition("/")
+    return found
+
+
+PATHS = [f"{KIND}/{n}.yaml" for n in "abcd"] + [f"clusters/m1/shop/secret/{n}.yaml" for n in "xy"]
+
+
+@given(st.sets(st.sampled_from(PATHS)), st.dictionaries(st.sampled_from(PATHS), st.booleans(), min_size=1))
+def test_the_counts_equal_a_listing_of_every_file_after_the_changes(
+    files: set[str], changes: dict[str, bool]
+) -> None:
+    changes = {path: kept for path, kept in changes.items() if kept or path in files}  # deletes what is there
+    after = (files | {p for p, kept in changes.items() if kept}) - {
+        p for p, kept in changes.items() if not kept
+    }
+    folders = touched_folders(changes, ROOTS)
+    listed = _entries(after)
+    assert folder_entries(_entries(files), changes.items(), folders) == {
+        f: len(listed.get(f, ())) for f in folders
+    }
