@@ -18,7 +18,7 @@ from gitops_karmada.core.file_changes import StoredBlob
 from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     from gitops_karmada.core.file_changes import FileChange
 
@@ -69,14 +69,22 @@ def invalid_path_reason(path: str) -> str | None:
 def check_paths(paths: Iterable[str]) -> tuple[str, ...]:
     """The paths in sorted (deterministic) order; GitError if git cannot store one of them."""
     ordered = tuple(sorted(paths))
-    joined = "\n".join(ordered)
-    if ordered and not _maybe_invalid(joined):
-        return ordered  # a first run commits a quarter of a million paths: a few scans, not one per path
+    # a first run commits millions of paths: a few scans of joined batches, not one per path (nor one
+    # string of them all: at fleet XL that alone is 150 MB)
+    if ordered and not any(_maybe_invalid("\n".join(batch)) for batch in _batches(ordered)):
+        return ordered
     for path in ordered:
         reason = invalid_path_reason(path)
         if reason:
             raise GitError("commit", f"cannot write {path!r}: {reason}")
     return ordered
+
+
+_BATCH = 10_000
+
+
+def _batches(paths: Sequence[str]) -> Iterator[Sequence[str]]:
+    return (paths[start : start + _BATCH] for start in range(0, len(paths), _BATCH))
 
 
 def _maybe_invalid(joined: str) -> bool:
@@ -128,7 +136,7 @@ def _stream(
     chunk += b"data %d\n%s\nfrom %s\n" % (len(message), message, parent.encode())
     written_paths: set[str] = set()
     # every path is quoted only when one needs it: one scan of them all decides the common case
-    plain = not _NEEDS_QUOTING.search(encode_path("/".join(paths)))
+    plain = not any(_NEEDS_QUOTING.search(encode_path("/".join(batch))) for batch in _batches(paths))
     folder_checked = None
     by_id, inline = b"M " + _MODE + b" %s %s\n", b"M " + _MODE + b" inline %s\ndata %d\n"
     for path in paths:

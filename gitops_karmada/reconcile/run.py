@@ -42,6 +42,7 @@ def reconcile(request: ReconcileRequest) -> RenderResult:
     ordered = order(prepared, scoped, judged)
     redone = redo(prepared, scoped, judged, ordered, request)
     result = assemble(prepared, scoped, redone, request)
+    del redone  # its outcomes' files are the result's now: not held twice through the guard and the commit
     allow = request.mode.guard
     if allow is None or not result.input_ok:
         return result
