@@ -174,9 +174,16 @@ def _whole(
     managed.update(stored)
     for outcome in outcomes:
         diagnostics.extend(outcome.diagnostics)
-    # each outcome's files are in ``files`` and ``stored`` now: not held twice (at fleet XL, 2.6 million
-    # paths, the difference between fitting in 2 GiB or not)
-    outcomes = [replace(o, files={}, stored={}) if o.files or o.stored else o for o in outcomes]
+    # each outcome's files are in ``files`` and ``stored`` now, and only a run that explains reads the
+    # overrides per cluster: not held through the guard and the commit (at fleet XL, 2.6 million paths, the
+    # difference between fitting in 2 GiB or not)
+    keep_overrides = request.mode.explain
+    outcomes = [
+        replace(o, files={}, stored={}, overrides=o.overrides if keep_overrides else {})
+        if o.files or o.stored or (o.overrides and not keep_overrides)
+        else o
+        for o in outcomes
+    ]
     return RenderResult(
         files=files,
         stored=stored,

@@ -120,7 +120,8 @@ def render_targets(ctx: RunContext, placed: Placed) -> RenderedTargets:
     return RenderedTargets(
         files=filing.files,
         keep=frozenset(filing.keep),
-        paths=filing.paths,
+        # every path is the layout's for its cluster: made again when asked, not held per cluster
+        paths=ctx.layout.manifest_paths(tuple(filing.paths), placed.claim.template.key),
         rendered=filing.rendered,
         overrides=filing.overrides,
         diagnostics=tuple(filing.diagnostics),
