@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.binding import applied_clusters
@@ -157,21 +158,21 @@ def _whole(
     # what this run answers for: every state file but the records of reused templates, the files the
     # redone and removed templates owned and own now, and everything written
     reused_records = {previous.record_path(o.key.identity) for o in outcomes if o.reused}
-    managed = {p for p in previous.blobs if p not in reused_records}
-    managed |= ownership(before.values(), {}, previous.previous_layout).paths
+    owned_before = ownership(before.values(), {}, previous.previous_layout).paths
     files, stored, keep = redone_files(changed, layout, made)
     if request.ports.emit is not None:
         request.ports.emit(files)
     wide = _run_wide(prepared, outcomes, request)
     diagnostics.extend(wide.diagnostics)
-    managed |= wide.owned
     files.update(wide.files)
     index = _index(prepared, request, outcomes, files, stored, prepared.fingerprints.run_digest, made)
     # every shard, changed or not: an unchanged one hashes to the blob it has, and the commit leaves it be
     for shard, raw in index.shards(request.caches.memo, previous.index).items():
         files[layout.index_shard_path(shard)] = raw
-    managed.update(files)
-    managed.update(stored)
+    # made as a frozenset at once: a set copied into one would hold millions of paths twice for a moment
+    managed = frozenset(
+        chain((p for p in previous.blobs if p not in reused_records), owned_before, wide.owned, files, stored)
+    )
     for outcome in outcomes:
         diagnostics.extend(outcome.diagnostics)
     # each outcome's files are in ``files`` and ``stored`` now, and only a run that explains reads the
@@ -187,7 +188,7 @@ def _whole(
     return RenderResult(
         files=files,
         stored=stored,
-        managed=frozenset(managed),
+        managed=managed,
         keep=frozenset(keep),
         bindings=tuple(o.binding for o in outcomes if o.binding is not None),
         outcomes=tuple(outcomes),
