@@ -14,7 +14,7 @@ from gitops_karmada.core.host_limits import folder_entries, host_limit_findings,
 from gitops_karmada.core.layout import RepoLayout
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Mapping
+    from collections.abc import Collection, Container, Mapping
 
     from gitops_karmada.adapters.git_store import GitStore
     from gitops_karmada.core.file_changes import FileChange
@@ -27,16 +27,30 @@ run, a layout switch), and the managed folders are listed whole, once."""
 
 
 def check_host_limits(
-    store: GitStore, parent: str | None, changes: Mapping[str, FileChange], config: ToolConfig
+    store: GitStore,
+    parent: str | None,
+    changes: Mapping[str, FileChange],
+    config: ToolConfig,
+    existing: Container[str] | None = None,
 ) -> tuple[HostLimitFinding, ...]:
-    """The folders and files ``changes`` on top of ``parent`` leave past ``output.hostLimits``."""
+    """The folders and files ``changes`` on top of ``parent`` leave past ``output.hostLimits``.
+
+    ``existing``: the paths at ``parent``, when the caller knows them; then only the folders whose entries
+    change (a file added or deleted) are listed and counted. A rewritten file leaves its folder's count as it
+    was: the run that made the folder too large said so, and a one-template change at fleet XL rewrites a
+    file in 200 folders of 10,000 entries, which are not listed again for it."""
     limits = config.output.host_limits
     if not changes or not (limits.max_folder_entries or limits.max_file_bytes):
         return ()
     layout = RepoLayout.of(config)
     counts: dict[str, int] = {}
     if limits.max_folder_entries:
-        folders = touched_folders(changes, layout.folders)
+        moved = (
+            changes
+            if existing is None
+            else [p for p, c in changes.items() if (p not in existing if c is not None else p in existing)]
+        )
+        folders = touched_folders(moved, layout.folders)
         before = entries_before(store, parent, folders, layout.folders) if parent is not None else {}
         counts = folder_entries(before, ((p, c is not None) for p, c in changes.items()), folders)
     sizes: dict[str, int] = {}

@@ -281,7 +281,7 @@ def _commit_result(store: GitStore, ref: str, state: RepositoryState, write: _Wr
     assert state.source is not None
     view = state.view or OutputView(state.source)
     # counted in the tree the run reads and writes (the shards' folders, in a sharded output mode)
-    limits = check_host_limits(store, view.rev, changes, state.request.config)
+    limits = check_host_limits(store, view.rev, changes, state.request.config, state.current_blobs)
     log_host_limits(limits)
     layout = RepoLayout.of(state.request.config)
     assert result.inputs is not None

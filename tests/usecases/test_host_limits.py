@@ -7,11 +7,14 @@ from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.core.host_limits import touched_folders
-from gitops_karmada.usecases.host_limits import entries_before
+from gitops_karmada.model.config import ToolConfig
+from gitops_karmada.usecases.host_limits import check_host_limits, entries_before
 from tests.gitrepos import make_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from gitops_karmada.core.file_changes import FileChange
 
 ROOTS = ("clusters", "karmada-state")
 
@@ -40,3 +43,22 @@ def test_both_ways_of_listing_the_touched_folders_agree(tmp_path: Path) -> None:
         "karmada-state/index": {"shop.json"},
         "karmada-state": {"index"},
     }
+
+
+def test_only_folders_whose_entries_change_are_counted_when_the_existing_paths_are_known(
+    tmp_path: Path,
+) -> None:
+    full = {f"clusters/m1/shop/configmap/c{i}.yaml": str(i) for i in range(6)}
+    repo = make_repo(tmp_path / "fleet", {**full, "apps/web.yaml": "input"})
+    store = GitStore.open(repo)
+    config = ToolConfig.model_validate({"output": {"hostLimits": {"maxFolderEntries": 5, "maxFileBytes": 0}}})
+    rewritten: dict[str, FileChange] = {"clusters/m1/shop/configmap/c0.yaml": b"new"}
+    added: dict[str, FileChange] = {"clusters/m1/shop/configmap/c6.yaml": b"new"}
+
+    def folders(changes: dict[str, FileChange], existing: set[str] | None) -> list[tuple[str, int]]:
+        return [(f.path, f.size) for f in check_host_limits(store, "HEAD", changes, config, existing)]
+
+    kind = "clusters/m1/shop/configmap"
+    assert folders(rewritten, None) == [(kind, 6)], "without the existing paths: every touched folder"
+    assert folders(rewritten, set(full)) == [], "a rewrite leaves the count as it was: nothing listed"
+    assert folders(added, set(full)) == [(kind, 7)], "an added file: the folder counted with what it keeps"
