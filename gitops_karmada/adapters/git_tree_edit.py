@@ -7,11 +7,13 @@ however many files it holds.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_process import git_error
 from gitops_karmada.adapters.git_tree import encode_path
+from gitops_karmada.model.errors import GitError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -144,18 +146,23 @@ class TreeCommit:
 
 
 def commit_trees(
-    runner: GitRunner, commits: Mapping[str, TreeCommit], *, author: str, committer: str, temp_prefix: str
+    runner: GitRunner, commits: Mapping[str, TreeCommit], *, author: str, committer: str, temp_ref: str
 ) -> dict[str, str]:
-    """Make every commit of ``commits`` (name → commit) in one ``git fast-import``; each lands on a temporary
-    ref ``temp_prefix + name`` (the caller moves the real refs, then drops these). Name → the commit id."""
+    """Make every commit of ``commits`` (name → commit) in one ``git fast-import``, each read back by its
+    mark; they pass through the one temporary ref ``temp_ref`` (the caller moves the real refs, then drops
+    it: one ref, not one per shard, to create and delete). Name → the commit id."""
     if not commits:
         return {}
+    names = list(commits)
     stream = bytearray(b"feature done\n")
-    for name, item in commits.items():
+    for mark, name in enumerate(names, start=1):
+        item = commits[name]
         message = item.message.encode()
-        stream += b"commit %s%s\nauthor %s\ncommitter %s\ndata %d\n%s\n" % (
-            temp_prefix.encode(),
-            name.encode(),
+        # reset: a commit without a parent starts afresh, not on the commit before it on the ref
+        stream += b"reset %s\ncommit %s\nmark :%d\nauthor %s\ncommitter %s\ndata %d\n%s\n" % (
+            temp_ref.encode(),
+            temp_ref.encode(),
+            mark,
             author.encode(),
             committer.encode(),
             len(message),
@@ -164,20 +171,18 @@ def commit_trees(
         if item.parent is not None:
             stream += b"from %s\n" % item.parent.encode()
         stream += b'M 040000 %s ""\n\n' % item.tree.encode()
+    stream += b"".join(b"get-mark :%d\n" % mark for mark in range(1, len(names) + 1))
     stream += b"done\n"
-    runner.run(
+    done = runner.run(
         ["fast-import", "--quiet", "--force"],
         operation="fast-import",
         what="committing shards",
         stdin=bytes(stream),
     )
-    listed = runner.text(
-        ["for-each-ref", "--format=%(refname) %(objectname)", temp_prefix.rpartition("/")[0] + "/"],
-        operation="for-each-ref",
-        what="reading the shard commits",
-    )
-    made = dict(line.split(" ") for line in listed.splitlines())
-    return {name: made[temp_prefix + name] for name in commits}
+    made = done.stdout.decode("ascii", "replace").split()
+    if len(made) != len(names) or not all(re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", c) for c in made):
+        raise GitError("fast-import", f"unexpected reply instead of the shard commits: {done.stdout[:200]!r}")
+    return dict(zip(names, made, strict=True))
 
 
 def update_refs(runner: GitRunner, updates: Mapping[str, tuple[str | None, str]], *, reflog: str) -> None:

@@ -281,20 +281,20 @@ def _write_shards(
             kept[name] = tip
         elif tip is not None or held[name]:
             wanted[name] = TreeCommit(tree, tip, _shard_message(shard, source, list(held[name])))
-    temp = f"{TEMPORARY_REF_PREFIX}shard-{os.getpid()}-{secrets.token_hex(4)}/"
+    temp = f"{TEMPORARY_REF_PREFIX}shard-{os.getpid()}-{secrets.token_hex(4)}"
     made = commit_trees(
         runner,
         wanted,
         author=store.identity("AUTHOR"),
         committer=store.identity("COMMITTER"),
-        temp_prefix=temp,
+        temp_ref=temp,
     )
     try:
         moves = {shards[n].ref: (locals_[n], c) for n, c in made.items()}
         moves.update({shards[n].ref: (None, c) for n, c in kept.items() if locals_[n] is None})
         update_refs(runner, moves, reflog=f"gitops-karmada: output of {source[:12]}")
     finally:
-        delete_refs(runner, [temp + n for n in made])
+        delete_refs(runner, [temp] if made else [])
     return [
         ShardWrite(shards[n], tips[n], made.get(n) or kept[n], held[n])
         for n in sorted(shards)

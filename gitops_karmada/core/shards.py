@@ -168,7 +168,9 @@ class ShardRecord:
         header = (
             "# Written by gitops-karmada: the commit of each output shard (docs/scaling.md). Do not edit.\n"
         )
-        return (header + yaml.safe_dump(body, sort_keys=False, default_flow_style=False)).encode()
+        return (
+            header + yaml.dump(body, Dumper=yaml.CSafeDumper, sort_keys=False, default_flow_style=False)
+        ).encode()
 
 
 class ShardRecordError(ValueError):
