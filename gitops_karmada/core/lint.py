@@ -30,7 +30,7 @@ from gitops_karmada.model.overrides import ClusterOverridePolicy, OverridePolicy
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 
-    from gitops_karmada.core.detector import PolicyIndex
+    from gitops_karmada.core.detector import PolicyIndex, PolicyRef
     from gitops_karmada.core.run_memo import RunMemo
     from gitops_karmada.core.schema_check import SchemaChecker
     from gitops_karmada.model.bindings import ResourceBinding
@@ -43,16 +43,17 @@ if TYPE_CHECKING:
 
 
 def cross_object_warnings(
-    inputs: Inputs, index: PolicyIndex, memo: RunMemo | None = None
+    inputs: Inputs, index: PolicyIndex, memo: RunMemo | None = None, claiming: Collection[PolicyRef] = ()
 ) -> list[Diagnostic]:
     """Unknown cluster names, and policies (propagation or override) whose selectors select nothing.
 
     ``memo``: a long-lived process's memo; what each policy says on its own is recalled while the policy,
-    its source and the inventory's names are the same (a push changes one file, not 2,500)."""
+    its source and the inventory's names are the same (a push changes one file, not 2,500). ``claiming``:
+    policies known to claim a template (so to select one), which need no search."""
     found = list(invalid_label_selectors(inputs, memo))
     found.extend(unhonoured_fields(inputs))
     found.extend(unknown_cluster_names(inputs, memo))
-    found.extend(_propagation_policies_selecting_nothing(inputs, index))
+    found.extend(_propagation_policies_selecting_nothing(inputs, index, claiming))
     found.extend(_override_policies_selecting_nothing(inputs))
     return found
 
@@ -279,17 +280,22 @@ def _override_cluster_names(policy: AnyOverridePolicy) -> Iterator[tuple[str, st
 # -- policies that select nothing --------------------------------------------------------------------------
 
 
-def _propagation_policies_selecting_nothing(inputs: Inputs, index: PolicyIndex) -> Iterator[Diagnostic]:
+def _propagation_policies_selecting_nothing(
+    inputs: Inputs, index: PolicyIndex, claiming: Collection[PolicyRef]
+) -> Iterator[Diagnostic]:
+    policies: list[AnyPropagationPolicy] = [
+        *inputs.propagation_policies,
+        *inputs.cluster_propagation_policies,
+    ]
+    claimed = frozenset(claiming)
+    if all(ref_of(p) in claimed for p in policies):
+        return  # each claims a template: no need to ask every template which policies select it
     selecting = {
         candidate.policy
         for template in inputs.templates
         for ranked in index.candidates_for(template)
         for candidate in ranked
     }
-    policies: list[AnyPropagationPolicy] = [
-        *inputs.propagation_policies,
-        *inputs.cluster_propagation_policies,
-    ]
     for ref in map(ref_of, policies):
         if ref not in selecting:
             where = f" in namespace {ref.namespace}" if ref.namespace else ""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from gitops_karmada.core.defaults import permanent_id
-from gitops_karmada.core.detector import ClaimState, PolicyMatch, PolicyRef, PriorClaim, match_policy
+from gitops_karmada.core.detector import ClaimState, PolicyMatch, PolicyRef, PriorClaim, match_policy, ref_of
 from gitops_karmada.core.incremental.change_scope import touched_templates
 from gitops_karmada.core.inputs.external_sources import source_plan
 from gitops_karmada.core.lint import cross_object_warnings
@@ -55,6 +55,10 @@ class Scope:
     diagnostics: tuple[Diagnostic, ...] = ()
 
 
+_SELECTING = frozenset({ClaimState.FRESH, ClaimState.STICKY, ClaimState.PREEMPTED, ClaimState.WAITING})
+"""Claims whose policy selects the template (a sticky one is released when its policy stops selecting)."""
+
+
 def scope(prepared: Prepared, request: ReconcileRequest) -> Scope:
     ctx, mode = prepared.ctx, request.mode
     templates = prepared.templates
@@ -84,8 +88,6 @@ def scope(prepared: Prepared, request: ReconcileRequest) -> Scope:
     keeps_part = mode.focus is not None or (touched is not None and mode.partial)
     if judged is not None and keeps_part:
         templates = tuple(t for t in templates if t.key.identity in judged)
-    elif mode.lint:
-        diagnostics.extend(cross_object_warnings(ctx.inputs, prepared.policies, request.caches.memo))
     if not matches:
         # a template the change does not touch keeps the claim its index entry records, unmatched
         standing = index.entries if touched is not None and index is not None else {}
@@ -95,6 +97,13 @@ def scope(prepared: Prepared, request: ReconcileRequest) -> Scope:
             kept = _standing_match(prepared, template, entry)
             matches[ident] = kept if kept is not None else matched(prepared, template)
         request.ports.checkpoint()
+    if mode.lint and not keeps_part:
+        claiming = {
+            ref_of(m.policy) for m in matches.values() if m.policy is not None and m.state in _SELECTING
+        }
+        diagnostics.extend(
+            cross_object_warnings(ctx.inputs, prepared.policies, request.caches.memo, claiming)
+        )
     return Scope(
         templates=templates,
         matches=matches,
