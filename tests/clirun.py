@@ -111,6 +111,7 @@ def _process_state(cwd: Path, env: Mapping[str, str]) -> Iterator[None]:
     streams = (sys.stdin, sys.stdout, sys.stderr)
     argv = list(sys.argv)
     thresholds = gc.get_threshold()
+    collecting = gc.isenabled()
     frozen = gc.get_freeze_count()
     log_format = logging_format()
     threads = set(threading.enumerate())
@@ -132,6 +133,8 @@ def _process_state(cwd: Path, env: Mapping[str, str]) -> Iterator[None]:
                 os.environ[name] = value
         # the CLI's gc tuning: thresholds for its run, the objects imported so far frozen out of the scans
         gc.set_threshold(*thresholds)
+        if collecting:
+            gc.enable()
         if gc.get_freeze_count() and not frozen:
             gc.unfreeze()
         # the CLI routes loguru to the stderr of its call: back to the format before, with no sink at all

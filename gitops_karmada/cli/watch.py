@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gitops_karmada.adapters.gc_tuning import keep_collecting
 from gitops_karmada.adapters.git_fetch import RemoteAccess
 from gitops_karmada.cli.logs import use_timestamps
 from gitops_karmada.cli.options import allow_option, repo_option
@@ -244,6 +245,7 @@ def watch_command(
     grace period old); each status commit starts a run. See docs/daemon.md.
     """
     use_timestamps()  # a daemon's lines are read later, next to other logs: each says when
+    keep_collecting()  # its runs come and go: their cycles must be freed (a one-shot command does not)
     address = _listen_address(listen)
     secret = _webhook_secret(webhook_secret_file)
     if address is None and secret is not None:
