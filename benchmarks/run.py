@@ -191,13 +191,16 @@ def figures(results: Results, first: str = FIRST_RECONCILE) -> list[Figure]:
 
 
 def fleet_arguments(
-    description: str | None, *, repeat: int = 3, regional: bool = False
+    description: str | None, *, repeat: int = 3, regional: bool = False, daemon: bool = False
 ) -> argparse.Namespace:
     """The fleet-M benchmarks' command line: the fleet's size, runs per step, and ``--quick``
-    (``regional``: and ``--regional``, each policy choosing the clusters of one region)."""
+    (``regional``: and ``--regional``, each policy choosing the clusters of one region; ``daemon``: and
+    ``--daemon-pushes``, the watch daemon's one-template pushes to time)."""
     parser = argparse.ArgumentParser(
         description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
+    if daemon:
+        parser.add_argument("--daemon-pushes", type=int, default=5, metavar="N")
     if regional:
         parser.add_argument(
             "--regional",
@@ -214,6 +217,8 @@ def fleet_arguments(
     args = parser.parse_args()
     if args.quick:
         args.templates, args.policies, args.clusters, args.repeat = 500, 250, 10, 1
+        if daemon:
+            args.daemon_pushes = min(args.daemon_pushes, 2)
     return args
 
 

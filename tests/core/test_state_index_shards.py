@@ -42,8 +42,8 @@ def test_the_shards_read_back_to_the_entries_they_were_written_from() -> None:
     index, shards = written()
     assert sorted(shards) == ["blog", "shop"]
     read = parse_index_shards(shards)
-    assert read == index, "the raw files read are not part of the value"
     assert read is not None and read.raw == shards
+    assert read == index, "the raw files read are not part of the value"
 
 
 def test_a_shard_whose_entries_were_kept_is_kept_as_read_and_a_changed_one_is_dumped() -> None:
