@@ -11,6 +11,7 @@ result into shards after it, so every verb works the same in every mode. This mo
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -177,8 +178,10 @@ class ShardRecordError(ValueError):
     """The shard record does not parse (a hand edit, or a file from another tool)."""
 
 
+@functools.lru_cache(maxsize=8)
 def load_shard_record(content: bytes) -> ShardRecord:
-    """The record ``ShardRecord.dump`` wrote."""
+    """The record ``ShardRecord.dump`` wrote (remembered by content: a run reads its record several times, and
+    the daemon the same record run after run)."""
     try:
         # libyaml's safe loader (the same values as ``safe_load``): at 200 shards the pure-Python one took a
         # fifth of a second, and a run reads the record three times

@@ -93,12 +93,9 @@ def redo(
             entry = reusable(prepared, request, template, fingerprint)
         match = scoped.matches[ident]
         if entry is not None:
-            done[ident] = prepared.memo.recall(
-                "reused",
-                (template, match, entry),
-                (fingerprint, ctx.clusters_dir),
-                functools.partial(reused, ctx, template, match, entry, fingerprint),
-            )
+            # made, not recalled: an outcome of a few fields whose paths are made when asked costs less than
+            # a memo's lookup, and a standing template's match is a new object every run (no lookup would hit)
+            done[ident] = reused(ctx, template, match, entry, fingerprint)
             continue
         ledger, earlier, outcome = process(
             ctx,

@@ -91,10 +91,11 @@ def scope(prepared: Prepared, request: ReconcileRequest) -> Scope:
     if not matches:
         # a template the change does not touch keeps the claim its index entry records, unmatched
         standing = index.entries if touched is not None and index is not None else {}
+        by_claim: dict[tuple[str, str, str, str], PolicyMatch | None] = {}
         for template in templates:
             ident = template.key.identity
             entry = standing.get(ident) if judged is not None and ident not in judged else None
-            kept = _standing_match(prepared, template, entry)
+            kept = _standing_match(prepared, template, entry, by_claim)
             matches[ident] = kept if kept is not None else matched(prepared, template)
         request.ports.checkpoint()
     if mode.lint and not keeps_part:
@@ -139,18 +140,28 @@ def matched(prepared: Prepared, template: Manifest) -> PolicyMatch:
     return prepared.memo.recall("match", read, (prior, preemption, prepared.override_names), compute)
 
 
-def _standing_match(prepared: Prepared, template: Manifest, entry: IndexEntry | None) -> PolicyMatch | None:
+def _standing_match(
+    prepared: Prepared,
+    template: Manifest,
+    entry: IndexEntry | None,
+    by_claim: dict[tuple[str, str, str, str], PolicyMatch | None],
+) -> PolicyMatch | None:
     """The match of a template outside a change's scope: the claim its index entry records, which matching
     would make again (the template and every policy matching reads for it are unchanged, or the change
     would touch it). None where the entry says less than matching would: no claim, its policy gone or
-    renewed, dependentOverrides to wait on, another controller's claim."""
+    renewed, dependentOverrides to wait on, another controller's claim. ``by_claim``: each claim's match,
+    made once for all the templates that record it."""
     if entry is None or entry.claim is None or template.labels.get(CLAIMED_BY_LABEL):
         return None
-    kind, namespace, name, claimed_id = entry.claim
-    policy = prepared.policies.by_ref.get(PolicyRef(kind, namespace, name))
-    if policy is None or permanent_id(policy) != claimed_id or policy.spec.dependent_overrides:
-        return None
-    return PolicyMatch(ClaimState.STICKY, policy, "claimed by this policy in an earlier run")
+    if entry.claim not in by_claim:
+        kind, namespace, name, claimed_id = entry.claim
+        policy = prepared.policies.by_ref.get(PolicyRef(kind, namespace, name))
+        by_claim[entry.claim] = (
+            None
+            if policy is None or permanent_id(policy) != claimed_id or policy.spec.dependent_overrides
+            else PolicyMatch(ClaimState.STICKY, policy, "claimed by this policy in an earlier run")
+        )
+    return by_claim[entry.claim]
 
 
 def _touched(prepared: Prepared, request: ReconcileRequest) -> frozenset[Identity] | None:

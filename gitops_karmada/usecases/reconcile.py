@@ -350,7 +350,12 @@ def _remember_counts(
     if not isinstance(outputs, CommittedOutputs) or outputs.counted is None:
         return  # never counted (a run without the guard): nothing known to keep
     after = {**outputs.counted, **{c.cluster: c.objects_after for c in plan.clusters}}
-    outputs.remember_counts(output_view(store, commit, layout).rev, after)
+    try:
+        view = output_view(store, commit, layout)
+    except GitError as err:  # an optimisation only: the commit is made, the next run counts for itself
+        logger.bind(logger="output").debug("the cluster folders' counts are not kept: {}", err)
+        return
+    outputs.remember_counts(view.rev, after)
 
 
 def changed_inputs(
