@@ -5,7 +5,8 @@ no file over 1 MB; the limits are ``output.hostLimits`` of gitops-karmada.yaml
 (``model.config.HostLimitsConfig``).
 A folder is counted as the commit would have it: the entries its parent commit holds, plus the files and
 folders the run adds, minus those it removes. Only the folders the run touches are counted (the others did
-not change). Pure: the adapter layer lists those folders (``usecases.reconcile``) and sizes the files.
+not change; ``usecases.host_limits`` narrows them to the folders a run adds to or deletes from, when it
+knows the existing paths). Pure: the adapter layer lists those folders and sizes the files.
 """
 
 from __future__ import annotations
