@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gitops_karmada.adapters.git_store import GitStore
-    from gitops_karmada.core.incremental.state_index import Identity, IndexEntry
+    from gitops_karmada.core.incremental.state_index import Identity, IndexEntry, StateIndex
     from gitops_karmada.daemon.metrics import DaemonMetrics
     from gitops_karmada.daemon.settings import WorkerSettings
 
@@ -226,7 +226,9 @@ class Worker:
             self.metrics.eviction.count(outcome.result.failover)
         record = self._record(outcome, started, time.monotonic() - clock)
         wrote_nothing = record.result in (RunResult.INVALID, RunResult.REFUSED)  # the last good output stays
-        self._finish(record, reconciled=None if wrote_nothing else now)
+        # the index the run committed is the one at ``now``: the status rows are made of it, not read back
+        written = outcome.result.index if outcome.result is not None and outcome.commit == now else None
+        self._finish(record, reconciled=None if wrote_nothing else now, index=written)
         return record.result
 
     # -- pushes, at most one per interval ----------------------------------------------------------------
@@ -418,8 +420,10 @@ class Worker:
             failover=_failover(outcome),
         )
 
-    def _finish(self, record: RunRecord, reconciled: str | None = None) -> None:
-        placements = self._placements(reconciled) if reconciled else None
+    def _finish(
+        self, record: RunRecord, reconciled: str | None = None, index: StateIndex | None = None
+    ) -> None:
+        placements = self._placements(reconciled, index) if reconciled else None
         if placements is not None:
             before = {p.template: p.replicas for p in self.status.read().placements}
             moved = tuple(p.template for p in placements if before.get(p.template) != p.replicas)
@@ -433,14 +437,11 @@ class Worker:
         self.metrics.reconcile.duration.observe(record.duration)
         self.metrics.reconcile.runs.labels(result=record.result.value).inc()
 
-    def _placements(self, commit: str) -> tuple[WorkloadRow, ...] | None:
-        """Every template's placement as the state index of ``commit`` records it."""
-        config, _ = read_config(self.store, commit)
-        layout = RepoLayout.of(config)
-        listed = self.store.list_entries(commit, [layout.index_dir, layout.legacy_index_path])
-        found = self.store.read_blobs(sorted({e.oid for e in listed}))
-        # parsed into the warm state's lines: the next run reads this very index
-        index = read_index({e.path: found[e.oid] for e in listed}, layout, self.warm.index_lines)
+    def _placements(self, commit: str, index: StateIndex | None = None) -> tuple[WorkloadRow, ...] | None:
+        """Every template's placement as the state index of ``commit`` records it (``index``: that index,
+        when the run that committed it holds it)."""
+        if index is None:
+            index = self._read_index(commit)
         if index is None:
             return None
         # a row made of the very entry object the last run's row was (an unchanged line of the index, parsed
@@ -463,6 +464,14 @@ class Worker:
             rows[identity] = held
         self._rows = rows
         return tuple(sorted((row for _, row in rows.values()), key=lambda row: row.template))
+
+    def _read_index(self, commit: str) -> StateIndex | None:
+        """The state index ``commit`` holds, parsed into the warm state's lines (the next run reads it)."""
+        config, _ = read_config(self.store, commit)
+        layout = RepoLayout.of(config)
+        listed = self.store.list_entries(commit, [layout.index_dir, layout.legacy_index_path])
+        found = self.store.read_blobs(sorted({e.oid for e in listed}))
+        return read_index({e.path: found[e.oid] for e in listed}, layout, self.warm.index_lines)
 
 
 def _failover(outcome: ReconcileOutcome) -> Failover | None:
