@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.adapters.count_cache import load_counts, save_counts
@@ -22,6 +23,14 @@ if TYPE_CHECKING:
 
 LISTING_AFTER = 4096
 """Lookups after which one listing of the folders is cheaper than asking path by path."""
+
+
+@dataclass
+class ShallowMemo:
+    """What ``CommittedOutputs.shallow`` found below each folder, by (path, tree id): a long-lived process
+    lists only the folders a commit changed."""
+
+    below: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
 
 
 class CommittedOutputs(Mapping[str, str]):
@@ -91,18 +100,61 @@ class CommittedOutputs(Mapping[str, str]):
         oid = self._known[path] = self._lookup.oid(path)
         return oid
 
-    def shallow(self, depth: int) -> frozenset[str]:
+    def shallow(self, depth: int, memo: ShallowMemo | None = None) -> frozenset[str]:
         """Files (and symbolic links) fewer than ``depth`` slashes deep, listed level by level: a handful of
-        non-recursive ``ls-tree`` calls, whatever the number of manifests below them."""
+        non-recursive ``ls-tree`` calls, whatever the number of manifests below them. ``memo``: what earlier
+        runs of the process found below each folder, by (path, tree id); only the folders a commit changed
+        are listed again, and the memo is left holding what this call used."""
         if self._listing is not None:
             return frozenset(p for p in self._listing if p.count("/") < depth)
-        found: set[str] = set()
-        folders = [self._prefix.rstrip("/")]
-        while folders and folders[0].count("/") + 1 < depth:
-            children = self._store.list_children(self._commit, folders)
-            found.update(e.path for e in children if e.mode not in (TREE_MODE, SUBMODULE_MODE))
-            folders = [e.path for e in children if e.mode == TREE_MODE]
-        return frozenset(found)
+        kept = memo.below if memo is not None else {}
+        used: dict[tuple[str, str], frozenset[str]] = {}
+        top = self._prefix.rstrip("/")
+        if top.count("/") + 1 >= depth:
+            return frozenset()
+        found = self._shallow_below([(top, "")], depth, kept, used)[top]
+        if memo is not None:
+            memo.below = used
+        return found
+
+    def _shallow_below(
+        self,
+        folders: list[tuple[str, str]],
+        depth: int,
+        kept: dict[tuple[str, str], frozenset[str]],
+        used: dict[tuple[str, str], frozenset[str]],
+    ) -> dict[str, frozenset[str]]:
+        """The shallow files below each of ``folders`` ((path, tree id), all of one depth; an empty id is
+        never kept), the folders not in ``kept`` listed together, one level at a time."""
+        found: dict[str, frozenset[str]] = {}
+        unknown: list[str] = []
+        for path, oid in folders:
+            known = kept.get((path, oid)) if oid else None
+            if known is None:
+                unknown.append(path)
+            else:
+                found[path] = used[(path, oid)] = known
+        if not unknown:
+            return found
+        files: dict[str, set[str]] = {path: set() for path in unknown}
+        inside: dict[str, list[str]] = {path: [] for path in unknown}
+        deeper: list[tuple[str, str]] = []
+        for entry in self._store.list_children(self._commit, unknown):
+            parent = entry.path.rpartition("/")[0]
+            if entry.mode == TREE_MODE:
+                if entry.path.count("/") + 1 < depth:
+                    deeper.append((entry.path, entry.oid))
+                    inside[parent].append(entry.path)
+            elif entry.mode != SUBMODULE_MODE:
+                files[parent].add(entry.path)
+        below = self._shallow_below(deeper, depth, kept, used) if deeper else {}
+        oids = dict(folders)
+        for path in unknown:
+            made = frozenset(files[path].union(*(below[sub] for sub in inside[path])))
+            found[path] = made
+            if oids[path]:
+                used[(path, oids[path])] = made
+        return found
 
     def counts(self) -> dict[str, int]:
         """Files per entry of the folder (a cluster's folder, or a stray file). The counts the last writing

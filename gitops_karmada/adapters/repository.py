@@ -160,7 +160,7 @@ def read_commit(
             else output_edits(
                 store, sha, layout, {p: o for p, o in state_blobs.items() if layout.is_index_file(p)}, view
             ),
-            shallow_outputs=output_blobs.shallow(layout.manifest_depth),
+            shallow_outputs=output_blobs.shallow(layout.manifest_depth, warm.shallow if warm else None),
             now=rfc3339(moment),
             observed=observed,
             native_schemas=packaged_schemas(),

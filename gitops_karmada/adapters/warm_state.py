@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from gitops_karmada.adapters.committed_outputs import ShallowMemo
 from gitops_karmada.adapters.subtree_memo import SubtreeMemo
 from gitops_karmada.core.inputs.loading import ClassifiedFiles
 from gitops_karmada.core.run_memo import RunMemo
@@ -35,6 +36,8 @@ class WarmState:
     """The files outside the cluster folders, by subtree and tree id (only changed trees are listed again)."""
     counted: SubtreeMemo[int] = field(default_factory=SubtreeMemo)
     """The write guard's file counts of the cluster folders, by subtree and tree id."""
+    shallow: ShallowMemo = field(default_factory=ShallowMemo)
+    """The files of the cluster folders where a manifest's folder belongs, by subtree and tree id."""
     memo: RunMemo = field(default_factory=RunMemo)
     """What runs computed of those objects (checked templates, defaulted policies, the policy index,
     matches, fingerprints, reused outcomes, index lines), recalled while the objects are the same."""

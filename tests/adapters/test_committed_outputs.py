@@ -13,14 +13,17 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gitops_karmada.adapters import committed_outputs
-from gitops_karmada.adapters.committed_outputs import CommittedOutputs
+from gitops_karmada.adapters.committed_outputs import CommittedOutputs, ShallowMemo
 from gitops_karmada.adapters.git_path_lookup import PathLookup
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.git_tree import EntryKind
 from tests.gitrepos import git, make_repo
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
+
+    from gitops_karmada.adapters.git_tree import TreeEntry
 
 FILES = {
     "clusters/member1/shop/deployment.apps/web.yaml": "a: 1\n",
@@ -83,6 +86,48 @@ def test_shallow_files_and_counts_agree_with_the_listing(store: GitStore) -> Non
     assert expected["member2"] == 4 and "member5" not in expected and expected["README.md"] == 1
     lazy.listing()
     assert lazy.counts() == dict(expected)  # from the listing once it is there
+
+
+def test_shallow_files_kept_by_tree_id_follow_each_commit(
+    store: GitStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived process's memo answers as a fresh listing does, commit after commit, and is left holding
+    only what the last commit has; an unchanged folder is not listed again."""
+    assert store.work_tree is not None
+    repo = store.work_tree
+    memo = ShallowMemo()
+    steps: list[tuple[dict[str, str], list[str]]] = [
+        ({}, []),
+        ({"clusters/member1/shop/service/web.yaml": "b: 2\n"}, []),  # a manifest changed: nothing shallow
+        ({"clusters/member1/stray.txt": "x\n", "clusters/member6/ns/k/a.yaml": "a\n"}, []),
+        ({}, ["clusters/member2/stray.txt", "clusters/member3/shop"]),
+    ]
+    for written, removed in steps:
+        for path, text in written.items():
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(text)
+        if removed:
+            git(repo, "rm", "-q", *removed)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "--allow-empty", "-m", "step")
+        head = store.resolve("HEAD")
+        listed = _listed(store)
+        warm = CommittedOutputs(store, head, "clusters").shallow(4, memo)
+        assert warm == {p for p in listed if p.count("/") < 4}
+        trees = {(e.path, e.oid) for e in store.list_children(head, ["clusters"])}
+        assert {key[0] for key in memo.below if key[0].count("/") == 1} <= {path for path, _ in trees}
+        assert {key for key in memo.below if key[0].count("/") == 1} <= trees
+    assert "clusters/member1/stray.txt" in warm and "clusters/member2/stray.txt" not in warm
+    calls: list[list[str]] = []
+    listing = GitStore.list_children
+
+    def counted(self: GitStore, rev: str, folders: Sequence[str]) -> tuple[TreeEntry, ...]:
+        calls.append(list(folders))
+        return listing(self, rev, folders)
+
+    monkeypatch.setattr(GitStore, "list_children", counted)
+    CommittedOutputs(store, store.resolve("HEAD"), "clusters").shallow(4, memo)
+    assert calls == [["clusters"]]  # every folder below is known by its tree id
 
 
 def test_many_lookups_switch_to_one_listing(store: GitStore, monkeypatch: pytest.MonkeyPatch) -> None:
