@@ -152,10 +152,11 @@ def invalid_label_selectors(inputs: Inputs, memo: RunMemo | None = None) -> Iter
         *inputs.override_policies,
         *inputs.cluster_override_policies,
     ]
+    said = memo.table("lint_selectors", None) if memo is not None else None
     for policy in policies:
         source = inputs.sources.get((policy.kind, policy.namespace, policy.name))
         compute = functools.partial(_invalid_selectors_of, policy, source)
-        yield from compute() if memo is None else memo.recall("lint_selectors", (policy,), source, compute)
+        yield from compute() if said is None else said.recall(policy, source, compute)
 
 
 def _invalid_selectors_of(
@@ -218,12 +219,11 @@ def unknown_cluster_names(inputs: Inputs, memo: RunMemo | None = None) -> Iterat
         *inputs.cluster_override_policies,
         *inputs.override_policies,
     ]
+    said = memo.table("lint_clusters", known) if memo is not None else None
     for policy in policies:
         source = inputs.sources.get((policy.kind, policy.namespace, policy.name))
         compute = functools.partial(_unknown_names_of, policy, known, source)
-        yield from (
-            compute() if memo is None else memo.recall("lint_clusters", (policy,), (known, source), compute)
-        )
+        yield from compute() if said is None else said.recall(policy, source, compute)
 
 
 def _unknown_names_of(

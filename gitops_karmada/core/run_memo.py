@@ -12,12 +12,13 @@ follows the fleet's size, not the number of runs. Plain data; no clock, no I/O.
 from __future__ import annotations
 
 from operator import is_
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Hashable
 
 _T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 class RunMemo:
@@ -48,3 +49,41 @@ class RunMemo:
             self._used[slot] = found
         result: _T = found[1]
         return result
+
+    def table(self, step: str, shared: Hashable) -> ObjectTable[Any]:
+        """A table of ``step``'s results, one per object: for a step run over every template or policy, where
+        ``recall``'s slot per call costs more than the step saves. ``shared``: the values every entry read
+        (an entry of the last run's table is recalled only while they are equal). Asked again in the same
+        run with equal ``shared``, it is the same table."""
+        slot = ("table", step)
+        used = self._used.get(slot)
+        if used is not None and used[1].shared == shared:
+            return used[1]  # type: ignore[no-any-return]
+        kept = self._kept.get(slot)
+        table: ObjectTable[Any] = ObjectTable(
+            kept[1].now if kept is not None and kept[1].shared == shared else {}, shared
+        )
+        self._used[slot] = ((), table)
+        return table
+
+
+class ObjectTable(Generic[_R]):
+    """One step's results by object (held, so an id never comes to name another object) and the values it
+    read of that object alone; what this run recalled or computed is what the next run's table starts
+    from."""
+
+    __slots__ = ("_before", "now", "shared")
+
+    def __init__(self, before: dict[int, tuple[object, Hashable, _R]], shared: Hashable) -> None:
+        self._before = before
+        self.now: dict[int, tuple[object, Hashable, _R]] = {}
+        self.shared = shared
+
+    def recall(self, held: object, key: Hashable, compute: Callable[[], _R]) -> _R:
+        """``compute()``, or what it gave before for the very object ``held`` and an equal ``key``."""
+        ident = id(held)
+        found = self.now.get(ident) or self._before.get(ident)
+        if found is None or found[0] is not held or found[1] != key:
+            found = (held, key, compute())
+        self.now[ident] = found
+        return found[2]

@@ -43,3 +43,46 @@ def test_what_a_run_did_not_use_is_forgotten_when_the_next_begins() -> None:
     memo.begin_run()
     assert memo.recall("step", (kept,), None, compute) == 1
     assert memo.recall("step", (dropped,), None, compute) == 3
+
+
+def test_a_table_recalls_per_object_while_the_shared_values_hold() -> None:
+    memo, compute = RunMemo(), Counted()
+    body, other = {"kind": "Deployment"}, {"kind": "Service"}
+    table = memo.table("step", "shared")
+    assert [table.recall(body, "a", compute), table.recall(other, "b", compute)] == [1, 2]
+    memo.begin_run()
+    table = memo.table("step", "shared")
+    assert table.recall(body, "a", compute) == 1  # the same object and key
+    assert table.recall({"kind": "Deployment"}, "a", compute) == 3  # equal, not the same
+    assert table.recall(other, "changed", compute) == 4  # the object's own key changed
+    memo.begin_run()
+    assert memo.table("step", "other shared").recall(body, "a", compute) == 5  # the shared values changed
+    memo.begin_run()
+    memo.recall("another step", (body,), None, compute)  # a run that did not ask for the table
+    memo.begin_run()
+    assert memo.table("step", "other shared").recall(body, "a", compute) == 7  # it was forgotten
+
+
+def test_a_table_keeps_only_what_its_last_run_used() -> None:
+    memo, compute = RunMemo(), Counted()
+    kept, dropped = {"name": "kept"}, {"name": "dropped"}
+    table = memo.table("step", None)
+    table.recall(kept, None, compute)
+    table.recall(dropped, None, compute)
+    memo.begin_run()
+    memo.table("step", None).recall(kept, None, compute)
+    memo.begin_run()
+    table = memo.table("step", None)
+    assert table.recall(kept, None, compute) == 1
+    assert table.recall(dropped, None, compute) == 3
+
+
+def test_a_table_asked_twice_in_a_run_is_one_table() -> None:
+    memo, compute = RunMemo(), Counted()
+    first, second = {"name": "first"}, {"name": "second"}
+    memo.table("step", None).recall(first, None, compute)
+    memo.table("step", None).recall(second, None, compute)
+    assert memo.table("step", None).recall(first, None, compute) == 1
+    memo.begin_run()
+    table = memo.table("step", None)
+    assert [table.recall(first, None, compute), table.recall(second, None, compute)] == [1, 2]

@@ -495,12 +495,10 @@ def _templates(collector: _Collector, scope: ScopeIndex, memo: RunMemo) -> tuple
     seen: dict[tuple[str, str, str, str], tuple[ObjectKey, SourceRef]] = {}
     skipped = [re.compile(pattern) for pattern in collector.config.skipped_propagating_namespaces]
     templates: list[Manifest] = []
+    checked = memo.table("template", scope)
     for body, source, prefix in collector.raw_templates:
-        manifest, problems = memo.recall(
-            "template",
-            (body,),
-            (source, prefix, scope),
-            functools.partial(_template, body, source, prefix, scope),
+        manifest, problems = checked.recall(
+            body, (source, prefix), functools.partial(_template, body, source, prefix, scope)
         )
         collector.diagnostics.extend(problems)
         if manifest is None:
