@@ -170,7 +170,7 @@ def push_refs(
     without forcing (``--atomic``: all or none, where the remote supports it)."""
     for branch in refs:
         check_branch_name(runner, "push", branch)
-    what = f"pushing {len(refs)} output shard(s) to {remote}"
+    what = f"pushing {len(refs)} branch(es) to {remote}"
     specs = tuple(f"{local}:refs/heads/{branch}" for branch, local in sorted(refs.items()))
     _push(runner, ("--atomic",), remote, specs, what, env)
 
@@ -196,17 +196,22 @@ def _push(
     if done.returncode == 0:
         return
     stderr = done.stderr.decode("utf-8", "replace")
-    for line in done.stdout.decode("utf-8", "replace").splitlines():
-        flag, _, rest = line.partition("\t")
-        if flag != "!":
-            continue
-        summary = rest.partition("\t")[2]
+    rejected = [
+        rest.partition("\t")[2]
+        for line in done.stdout.decode("utf-8", "replace").splitlines()
+        for flag, _, rest in [line.partition("\t")]
+        if flag == "!"
+    ]
+    # an atomic push names every other ref "atomic push failed": the one the remote moved says why
+    for summary in rejected:
         if any(reason in summary for reason in _RACE_REASONS):
             raise GitError(
                 "push",
                 f"{what}: rejected, the remote branch has moved on ({summary}); fetch, rerender and retry",
                 temporary=True,
             )
+    if rejected:
+        summary = next((r for r in rejected if "atomic push failed" not in r), rejected[0])
         raise GitError("push", f"{what}: {summary}" + (f": {stderr_tail(stderr)}" if stderr.strip() else ""))
     raise git_error("push", what, stderr, temporary=is_transient_failure(stderr))
 

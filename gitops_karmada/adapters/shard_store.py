@@ -441,12 +441,14 @@ def push_shards(
     written: tuple[ShardWrite, ...] = (),
     *,
     source_branch: str | None = None,
+    source_ref: str | None = None,
 ) -> int:
     """Push every shard ``source`` records, and those ``written`` emptied, to its remote branch (a group's to
     its own remote, the others to ``remote``), one push per remote, before the source branch is pushed: the
-    remote's source branch never names a shard commit the remote lacks. A shard whose branch is the source
-    branch's (``source_branch`` of ``remote``) is refused before anything is pushed. The number of shards
-    pushed."""
+    remote's source branch never names a shard commit the remote lacks. ``source_ref``: the source branch
+    too (to ``source_branch`` of ``remote``), in the same atomic push as ``remote``'s shards, pushed after
+    every other remote's. A shard whose branch is the source branch's is refused before anything is pushed.
+    The number of shards pushed."""
     record = recorded_shards(store, source, layout)
     heads: dict[str, tuple[Shard, str]] = {}
     for recorded in record.shards if record is not None else ():
@@ -463,12 +465,20 @@ def push_shards(
                 "pushed",
             )
         by_remote.setdefault(shard.remote or remote, {})[shard.branch] = commit
-    for target, refs in sorted(by_remote.items()):
-        store.push_refs(target, refs)
+    # the source branch's remote last: a group's repository holds its shard commits before the source
+    # branch anywhere names them
+    for target, refs in sorted(by_remote.items(), key=lambda item: (item[0] == remote, item[0])):
+        if target == remote and source_ref is not None and source_branch is not None:
+            store.push_refs(target, {**refs, source_branch: source_ref})
+            source_ref = None
+        else:
+            store.push_refs(target, refs)
     if heads:
         logger.bind(logger="output", shards=len(heads)).info(
             "pushed {} output shard(s) to {}", len(heads), ", ".join(sorted(by_remote))
         )
+    if source_ref is not None and source_branch is not None:
+        store.push(remote, source_ref, source_branch)
     return len(heads)
 
 

@@ -428,10 +428,12 @@ def push_branch(
     store: GitStore, ref: str, remote: str, remote_branch: str, written: tuple[ShardWrite, ...] = ()
 ) -> None:
     """Push ``ref`` to ``remote_branch``: the output shards its tip records first (``written``: those a run
-    just emptied too), so the remote's branch never names a shard commit the remote lacks."""
+    just emptied too), those of ``remote`` in the same atomic push, so the remote's branch never names a
+    shard commit the remote lacks."""
     layout = RepoLayout.of(read_config(store, ref)[0])
-    push_shards(store, store.resolve(ref), layout, remote, written, source_branch=remote_branch)
-    store.push(remote, ref, remote_branch)
+    push_shards(
+        store, store.resolve(ref), layout, remote, written, source_branch=remote_branch, source_ref=ref
+    )
 
 
 def reconcile_and_push(
