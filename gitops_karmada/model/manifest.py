@@ -21,20 +21,23 @@ class Manifest:
     body: Mapping[str, Any]
     source: SourceRef
 
+    # ``type(...) is dict`` first: a decoded body's mappings are dicts, and an ABC check costs a
+    # microsecond on paths that read every template's labels each run
+
     @property
     def metadata(self) -> Mapping[str, Any]:
         meta = self.body.get("metadata")
-        return meta if isinstance(meta, Mapping) else {}
+        return meta if type(meta) is dict or isinstance(meta, Mapping) else {}
 
     @property
     def labels(self) -> Mapping[str, str]:
         labels = self.metadata.get("labels")
-        return labels if isinstance(labels, Mapping) else {}
+        return labels if type(labels) is dict or isinstance(labels, Mapping) else {}
 
     @property
     def annotations(self) -> Mapping[str, str]:
         annotations = self.metadata.get("annotations")
-        return annotations if isinstance(annotations, Mapping) else {}
+        return annotations if type(annotations) is dict or isinstance(annotations, Mapping) else {}
 
     @property
     def uid(self) -> str:

@@ -85,10 +85,12 @@ def guard(result: RenderResult, request: ReconcileRequest, allow: frozenset[str]
     checked = check_plan(plan, guardrails_for(snapshot.config, allow))
     if result.failover is not None:
         checked = replace(checked, violations=excuse_failover(checked.violations, result.failover))
-    facts = removal_facts(result, request)
     removed = [o.path for o in plan.objects if o.change is ChangeKind.REMOVED and o.note != RELEASED_NOTE]
+    held = _kept(result)
+    # both sides' inputs are indexed only when there is something to explain (most runs remove nothing)
+    facts = removal_facts(result, request) if removed or held else None
     groups = group_removals(attribute_removals(removed, facts)) if facts is not None else ()
-    kept = kept_on_changed_clusters(facts, _kept(result)) if facts is not None else ()
+    kept = kept_on_changed_clusters(facts, held) if facts is not None else ()
     refusing = refused_causes(snapshot.config, allow)
     return Guarded(
         changes,

@@ -76,12 +76,11 @@ def redo(
             continue
         ports.tell_progress(finished, len(templates))
         finished += 1
-        required = requirements(
-            [
-                _binding_of(done[p], prepared)
-                for p in sorted(set(scoped.requirers.get(ident, ())))
-                if p in done
-            ]
+        requirers = scoped.requirers.get(ident)
+        required = (
+            requirements([_binding_of(done[p], prepared) for p in sorted(set(requirers)) if p in done])
+            if requirers
+            else ()
         )
         verdict = judged.verdicts.get(ident)
         if verdict is not None:
