@@ -131,17 +131,18 @@ class DaemonStatus:
         run: RunRecord,
         *,
         placements: tuple[WorkloadRow, ...] | None = None,
+        clusters: tuple[str, ...] | None = None,
         reconciled: str | None = None,
     ) -> None:
-        # every row's clusters, outside the lock and in C: 20,000 rows of 200 clusters at fleet XL
-        clusters = (
-            tuple(sorted(set().union(*(p.replicas for p in placements)))) if placements is not None else ()
-        )
+        """Record a run, and the placements it left (``clusters``: every cluster they name, in order, when
+        the caller keeps them; else collected here, outside the lock)."""
+        if placements is not None and clusters is None:
+            clusters = tuple(sorted(set().union(*(p.replicas for p in placements))))
         with self._lock:
             self._runs.appendleft(run)
             current = self.snapshot
             if placements is not None:
-                current = replace(current, placements=placements, clusters=clusters)
+                current = replace(current, placements=placements, clusters=clusters or ())
             healthy = run.result is not RunResult.ERROR
             self.snapshot = replace(
                 current,

@@ -25,8 +25,9 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
+from collections import Counter
 from contextlib import nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -80,6 +81,10 @@ class Worker:
         self.push_gate = PushGate(settings.push_interval)
         self._push_held = False
         self._rows: dict[Identity, tuple[IndexEntry, WorkloadRow]] = {}
+        self._order: list[Identity] = []
+        """The rows' identities in the order of their templates' names."""
+        self._clusters: Counter[str] = Counter()
+        """How many rows place replicas on each cluster."""
         """The status page's rows, each with the state index entry it was made of (``_placements``)."""
         """A commit on the local branch waits for the push interval to end (``daemon.push_gate``)."""
 
@@ -423,30 +428,34 @@ class Worker:
     def _finish(
         self, record: RunRecord, reconciled: str | None = None, index: StateIndex | None = None
     ) -> None:
-        placements = self._placements(reconciled, index) if reconciled else None
-        if placements is not None:
-            before = {p.template: p.replicas for p in self.status.read().placements}
-            moved = tuple(p.template for p in placements if before.get(p.template) != p.replicas)
-            removed = tuple(sorted(set(before) - {p.template for p in placements}))
-            record = replace(record, moved=moved + removed)
+        rows = self._placements(reconciled, index) if reconciled else None
+        if rows is not None:
+            record = replace(record, moved=rows.moved)
             for workload in (True, False):
-                count = sum(1 for p in placements if p.has_replicas is workload)
+                count = sum(1 for p in rows.placements if p.has_replicas is workload)
                 self.metrics.fleet.bindings.labels(workload=str(workload).lower()).set(count)
-        self.status.record(record, placements=placements, reconciled=reconciled)
+        self.status.record(
+            record,
+            placements=rows.placements if rows is not None else None,
+            clusters=rows.clusters if rows is not None else None,
+            reconciled=reconciled,
+        )
         # counted last: whoever sees the run counted sees its gauges and status too
         self.metrics.reconcile.duration.observe(record.duration)
         self.metrics.reconcile.runs.labels(result=record.result.value).inc()
 
-    def _placements(self, commit: str, index: StateIndex | None = None) -> tuple[WorkloadRow, ...] | None:
+    def _placements(self, commit: str, index: StateIndex | None = None) -> _Rows | None:
         """Every template's placement as the state index of ``commit`` records it (``index``: that index,
-        when the run that committed it holds it)."""
+        when the run that committed it holds it), and what changed since the last rows."""
         if index is None:
             index = self._read_index(commit)
         if index is None:
             return None
         # a row made of the very entry object the last run's row was (an unchanged line of the index, parsed
-        # once into the warm state) is that row: a one-template change makes one row, not 20,000
+        # once into the warm state) is that row: a one-template change makes one row, not 20,000; the order,
+        # the clusters and what moved follow from the rows made and gone
         rows: dict[Identity, tuple[IndexEntry, WorkloadRow]] = {}
+        made: list[tuple[WorkloadRow | None, WorkloadRow]] = []
         for identity, entry in index.entries.items():
             held = self._rows.get(identity)
             if held is None or held[0] is not entry:
@@ -460,10 +469,25 @@ class Worker:
                     ready=entry.ready,
                     waves=dict(entry.waves),
                 )
+                made.append((held[1] if held is not None else None, row))
                 held = (entry, row)
             rows[identity] = held
+        gone = [held[1] for identity, held in self._rows.items() if identity not in rows]
+        for old, new in made:
+            if old is not None:
+                self._clusters.subtract(old.replicas.keys())
+            self._clusters.update(new.replicas.keys())
+        for old in gone:
+            self._clusters.subtract(old.replicas.keys())
+        if gone or any(old is None for old, _ in made):
+            self._order = sorted(rows, key=lambda identity: rows[identity][1].template)
         self._rows = rows
-        return tuple(sorted((row for _, row in rows.values()), key=lambda row: row.template))
+        moved = sorted(new.template for old, new in made if old is None or old.replicas != new.replicas)
+        return _Rows(
+            placements=tuple(rows[identity][1] for identity in self._order),
+            clusters=tuple(sorted(c for c, n in self._clusters.items() if n > 0)),
+            moved=(*moved, *sorted(old.template for old in gone)),
+        )
 
     def _read_index(self, commit: str) -> StateIndex | None:
         """The state index ``commit`` holds, parsed into the warm state's lines (the next run reads it)."""
@@ -472,6 +496,16 @@ class Worker:
         listed = self.store.list_entries(commit, [layout.index_dir, layout.legacy_index_path])
         found = self.store.read_blobs(sorted({e.oid for e in listed}))
         return read_index({e.path: found[e.oid] for e in listed}, layout, self.warm.index_lines)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """The status page's placements after a run, the clusters they name, and the templates that moved."""
+
+    placements: tuple[WorkloadRow, ...]
+    clusters: tuple[str, ...]
+    moved: tuple[str, ...]
+    """Templates whose replicas changed, then those gone, each in name order."""
 
 
 def _failover(outcome: ReconcileOutcome) -> Failover | None:
