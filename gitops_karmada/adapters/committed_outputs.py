@@ -10,27 +10,18 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from gitops_karmada.adapters.count_cache import load_counts, save_counts
 from gitops_karmada.adapters.git_path_lookup import PathLookup
 from gitops_karmada.adapters.git_tree import SUBMODULE_MODE, count_runs, encode_path, parse_ls_tree_ids
-from gitops_karmada.adapters.subtree_memo import TREE_MODE, SubtreeMemo, files_below
+from gitops_karmada.adapters.subtree_memo import TREE_MODE, ShallowMemo, SubtreeMemo, files_below
 
 if TYPE_CHECKING:
     from gitops_karmada.adapters.git_store import GitStore
 
 LISTING_AFTER = 4096
 """Lookups after which one listing of the folders is cheaper than asking path by path."""
-
-
-@dataclass
-class ShallowMemo:
-    """What ``CommittedOutputs.shallow`` found below each folder, by (path, tree id): a long-lived process
-    lists only the folders a commit changed."""
-
-    below: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
 
 
 class CommittedOutputs(Mapping[str, str]):

@@ -38,6 +38,14 @@ class SubtreeMemo(Generic[_T]):
     """The subtrees a tree listed level by level was made of: kept while it is."""
 
 
+@dataclass
+class ShallowMemo:
+    """What ``CommittedOutputs.shallow`` found below each folder, by (path, tree id): a long-lived process
+    lists only the folders a commit changed."""
+
+    below: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True, slots=True)
 class _Walk(Generic[_T]):
     store: GitStore

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gitops_karmada.adapters.committed_outputs import ShallowMemo
-from gitops_karmada.adapters.subtree_memo import SubtreeMemo
+from gitops_karmada.adapters.subtree_memo import ShallowMemo, SubtreeMemo
 from gitops_karmada.core.inputs.loading import ClassifiedFiles
 from gitops_karmada.core.run_memo import RunMemo
 

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gitops_karmada.adapters import committed_outputs
-from gitops_karmada.adapters.committed_outputs import CommittedOutputs, ShallowMemo
+from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.git_path_lookup import PathLookup
 from gitops_karmada.adapters.git_store import GitStore
 from gitops_karmada.adapters.git_tree import EntryKind
+from gitops_karmada.adapters.subtree_memo import ShallowMemo
 from tests.gitrepos import git, make_repo
 
 if TYPE_CHECKING:

@@ -184,18 +184,21 @@ def _children() -> set[int]:
 
 
 def _group() -> set[int]:
-    """This process group's processes but this one and its ancestors: forked children, their Lua workers
-    (a worker whose child was killed would be left here, reparented)."""
+    """This process group's processes but this one, its ancestors and their other children (pytest-xdist's
+    workers, which may still be starting when this test runs): forked children, their Lua workers (a worker
+    whose child was killed would be left here, reparented)."""
     ancestors, pid = set(), os.getpid()
     while pid > 1:
         ancestors.add(pid)
         stat = Path(f"/proc/{pid}/stat").read_text()
         pid = int(stat.rsplit(")", 1)[1].split()[1])
+    siblings_of = ancestors - {os.getpid()}
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) not in ancestors:
             with contextlib.suppress(OSError, IndexError):
-                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == os.getpgrp():
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[2]) == os.getpgrp() and int(fields[1]) not in siblings_of:
                     found.add(int(entry.name))
     return found
 
