@@ -40,11 +40,15 @@ def rollout_signals(
 ) -> Signals | None:
     """The signals for a run of ``sha``; None when no input is a RolloutPolicy. ``recorded``: the reconcile
     commit whose recorded statuses a re-render uses (None: ask GitHub, as a reconcile does)."""
+    # one pass over every document of the fleet, each run: no list per file
     policies = [
         body
         for documents in decoded.values()
-        for body in _bodies(documents)
-        if body.get("kind") == ROLLOUT_KIND and body.get("apiVersion") == wellknown.TOOL_CONFIG_API_VERSION
+        if not isinstance(documents, InputError)
+        for document in documents
+        if isinstance(body := document.body, dict)
+        and body.get("kind") == ROLLOUT_KIND
+        and body.get("apiVersion") == wellknown.TOOL_CONFIG_API_VERSION
     ]
     if not policies:
         return None
@@ -66,12 +70,6 @@ def statuses_trailer(signals: Signals | None) -> str | None:
         return None
     shown = " ".join(f"{context}={state}" for context, state in sorted(signals.statuses.items()))
     return f"{signals.statuses_on} {shown}".rstrip()
-
-
-def _bodies(documents: Decoded) -> list[dict[str, object]]:
-    if isinstance(documents, InputError):
-        return []
-    return [d.body for d in documents if isinstance(d.body, dict)]
 
 
 def _approvals(store: GitStore, sha: str) -> dict[tuple[str, str], tuple[str, ...]]:

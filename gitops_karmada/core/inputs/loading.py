@@ -96,11 +96,19 @@ class LoadResult:
 def input_path_filter(config: ToolConfig) -> Callable[[str], bool]:
     """Which repository paths are inputs: YAML files of the fleet's folder outside dot-folders, the outputs
     and exclusions."""
-    managed = RepoLayout.of(config).watched_prefixes
-    excludes = config.exclude
     root = config.fleet_root + "/" if config.fleet_root else ""
-    own = config_path(config.fleet_root)
+    return _input_path_filter(
+        RepoLayout.of(config).watched_prefixes, tuple(config.exclude), root, config_path(config.fleet_root)
+    )
 
+
+@functools.lru_cache(maxsize=8)
+def _input_path_filter(
+    managed: tuple[str, ...], excludes: tuple[str, ...], root: str, own: str
+) -> Callable[[str], bool]:
+    # one filter per configuration, remembering its answers: a long-lived process asks it of the same
+    # 30,000 paths every run
+    @functools.lru_cache(maxsize=1 << 17)
     def is_input(path: str) -> bool:
         if not path.endswith((".yaml", ".yml")) or path == own or path.startswith(managed):
             return False
