@@ -35,7 +35,7 @@ from gitops_karmada.core.scheduler.workload_affinity import GroupMember, affinit
 from gitops_karmada.model.config import FeatureGate
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Collection, Mapping
 
     from gitops_karmada.model.manifest import Manifest
     from gitops_karmada.reconcile.judge import Judgement
@@ -90,9 +90,10 @@ def order(prepared: Prepared, scoped: Scope, judged: Judgement) -> SchedulingOrd
             if resolved != NO_PRIORITY:
                 priorities[ident] = resolved
         member = members.get(ident)
-        placed = member.clusters if member is not None else None
-        if placed is None and not required:
-            placed = _previous_clusters(prepared, scoped, judged, ident)
+        if member is not None:
+            placed = bool(member.clusters)
+        else:
+            placed = not required and bool(_previous_placement(prepared, scoped, judged, ident))
         keys[ident] = (
             required,
             -priorities.get(ident, NO_PRIORITY).order if by_priority else 0,
@@ -132,6 +133,13 @@ def _previous_clusters(
 ) -> frozenset[str]:
     """The clusters the template's previous result targets: its index entry's when it is reused or stands
     (its record is not read), else its record's (read already for the templates to redo)."""
+    return frozenset(_previous_placement(prepared, scoped, judged, identity))
+
+
+def _previous_placement(
+    prepared: Prepared, scoped: Scope, judged: Judgement, identity: Identity
+) -> Collection[str]:
+    """``_previous_clusters``, as it is recorded (no set made: the order asks only whether there are any)."""
     verdict = judged.verdicts.get(identity)
     index = prepared.previous.index
     if verdict is not None:
@@ -139,6 +147,6 @@ def _previous_clusters(
     else:  # required, or not kept by a partial run: what the index records of it
         entry = scoped.standing.get(identity) or (index.entries.get(identity) if index is not None else None)
     if entry is not None:
-        return frozenset(entry.placement)
+        return entry.placement
     binding = prepared.previous.binding(identity)
-    return frozenset(c.name for c in binding.spec.clusters) if binding is not None else frozenset()
+    return [c.name for c in binding.spec.clusters] if binding is not None else ()

@@ -34,7 +34,7 @@ from gitops_karmada.core.detector import selector_keys
 from gitops_karmada.core.inputs.external_sources import CHART_FILE, KUSTOMIZATION_FILES
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Collection, Iterable, Sequence
 
     from gitops_karmada.core.incremental.state_index import StateIndex
     from gitops_karmada.core.inputs.external_sources import SourcePlan
@@ -70,10 +70,9 @@ def touched_templates(
     before = changed.before
     if sources is not None and any(_read_by_sources(path, sources) for path in changed.paths):
         return None
-    if before.quotas or any(
-        kind in _UNSCOPED_KINDS and source.path in changed.paths
-        for (kind, _, _), source in after.sources.items()
-    ):
+    # the objects (by kind, namespace, name) that come from a changed file: most runs change templates only
+    changed_keys = {key for key, source in after.sources.items() if source.path in changed.paths}
+    if before.quotas or any(kind in _UNSCOPED_KINDS for kind, _, _ in changed_keys):
         return None
     found = [t for t in after.templates if t.source.path in changed.paths]
     now = {t.key.identity for t in after.templates}
@@ -82,17 +81,16 @@ def touched_templates(
     if any(t.key.kind in _WHOLE_FLEET_TEMPLATE_KINDS for t in (*found, *before.templates)):
         return None
     overrides = {(p.namespace, p.name) for p in before.override_policies}
-    if overrides != {(p.namespace, p.name) for p in _changed(after, after.override_policies, changed.paths)}:
+    if overrides != {(p.namespace, p.name) for p in _changed(after.override_policies, changed_keys)}:
         return None
     overridden = {namespace for namespace, _ in overrides}
     # a RolloutPolicy governs the templates of its namespace (as an OverridePolicy, by its selectors)
     overridden.update(
-        r.namespace
-        for r in (*before.rollout_policies, *_changed(after, after.rollout_policies, changed.paths))
+        r.namespace for r in (*before.rollout_policies, *_changed(after.rollout_policies, changed_keys))
     )
     interpreted = {
         (c.spec.target.api_version, c.spec.target.kind)
-        for c in (*before.customizations, *_changed(after, after.customizations, changed.paths))
+        for c in (*before.customizations, *_changed(after.customizations, changed_keys))
     }
     touched: set[Identity] = {t.key.identity for t in (*found, *before.templates)}
     touched.update(
@@ -103,8 +101,8 @@ def touched_templates(
     policies: list[AnyPropagationPolicy] = [
         *before.propagation_policies,
         *before.cluster_propagation_policies,
-        *_changed(after, after.propagation_policies, changed.paths),
-        *_changed(after, after.cluster_propagation_policies, changed.paths),
+        *_changed(after.propagation_policies, changed_keys),
+        *_changed(after.cluster_propagation_policies, changed_keys),
     ]
     touched.update(_indexed_under(policies, after))
     touched.update(i for i, entry in index.entries.items() if not entry.settled or entry.claim is None)
@@ -126,14 +124,11 @@ def _read_by_sources(path: str, sources: SourcePlan) -> bool:
     return name in KUSTOMIZATION_FILES or name == CHART_FILE or any(path.startswith(r) for r in roots)
 
 
-def _changed(inputs: Inputs, objects: Iterable[_Object], paths: frozenset[str]) -> list[_Object]:
-    """The ``objects`` of ``inputs`` that come from one of ``paths``."""
-    found = []
-    for obj in objects:
-        source = inputs.sources.get((obj.kind, obj.metadata.namespace or "", obj.metadata.name))
-        if source is not None and source.path in paths:
-            found.append(obj)
-    return found
+def _changed(objects: Sequence[_Object], keys: Collection[tuple[str, str, str]]) -> list[_Object]:
+    """The ``objects`` (all of one kind) whose (kind, namespace, name) is one of ``keys``."""
+    if not objects or not any(kind == objects[0].kind for kind, _, _ in keys):
+        return []
+    return [obj for obj in objects if (obj.kind, obj.metadata.namespace or "", obj.metadata.name) in keys]
 
 
 def _indexed_under(policies: Iterable[AnyPropagationPolicy], inputs: Inputs) -> set[Identity]:
@@ -144,6 +139,8 @@ def _indexed_under(policies: Iterable[AnyPropagationPolicy], inputs: Inputs) -> 
         namespace = policy.namespace if policy.kind == "PropagationPolicy" else None
         keys.update((namespace, *key) for key in selector_keys(policy))
     found: set[Identity] = set()
+    if not keys:
+        return found
     for template in inputs.templates:
         key = template.key
         for namespace in (key.namespace, None) if key.namespace else (None,):
