@@ -78,6 +78,8 @@ def test_a_burst_of_commits_is_pushed_at_most_once_per_interval_and_the_last_one
             lambda: remote.reconciled(last), "the reconcile of the last commit, pushed later", timeout=20
         )
         elapsed = time.time() - started
+        # the remote's branch moves before its post-receive hook runs: wait for the hook's line too
+        wait_for(lambda: any(sha == remote.tip() for _, sha in _pushes(log)), "the hook's line of that push")
 
         # the daemon's pushes: those that moved main to a reconcile commit (the users push too)
         pushes = [(when, sha) for when, sha in _pushes(log) if "Source-Commit" in remote.trailers(sha)]
