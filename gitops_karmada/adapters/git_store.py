@@ -783,8 +783,16 @@ class GitStore:
         env = self.remote_access.environment()
         git_remote.push_with_lease(self._git, remote, commit, remote_branch, expected, env)
 
+    def object_counts(self) -> tuple[int, int]:
+        """(loose objects, packs) in the object database (``count-objects``: it counts files, it reads
+        none)."""
+        done = self._git.text(["count-objects", "-v"], operation="count-objects", what="counting objects")
+        counts = dict(line.partition(": ")[::2] for line in done.splitlines())
+        return int(counts.get("count", "0")), int(counts.get("packs", "0"))
+
     def maintenance(self) -> None:
-        """Pack loose objects and merge fast-import's many small packs; drop leftover temporary refs."""
-        self._delete_temporary_refs(TEMPORARY_REF_PREFIX)
+        """Pack loose objects and merge fast-import's many small packs; drop the temporary refs of processes
+        that are gone."""
+        self._delete_temporary_refs(TEMPORARY_REF_PREFIX, only_dead=True)
         # Geometric repacking merges the small packs each commit leaves without rewriting the big one.
         self._git.run(["repack", "-d", "-q", "--geometric=2"], operation="repack", what="packing objects")

@@ -162,6 +162,31 @@ class PushMetrics:
 
 
 @dataclass(frozen=True, slots=True)
+class MaintenanceMetrics:
+    """The worker's packing of its clone's objects between runs (every run leaves a pack and loose trees)."""
+
+    runs: Counter
+    duration: Histogram
+
+    @classmethod
+    def register(cls, registry: CollectorRegistry) -> MaintenanceMetrics:
+        return cls(
+            runs=Counter(
+                "gitops_karmada_repository_maintenance_total",
+                "Times the worker packed its clone's objects (past gc.autoPackLimit's 50 packs or gc.auto's "
+                "6,700 loose objects, git's defaults).",
+                registry=registry,
+            ),
+            duration=Histogram(
+                "gitops_karmada_repository_maintenance_duration_seconds",
+                "Wall-clock time of one packing of the clone's objects (no run is made meanwhile).",
+                buckets=DURATION_BUCKETS,
+                registry=registry,
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class CollectMetrics:
     """The collect loop (``--collect``); ``member_cluster`` values are the clusters given with ``--collect``,
     so bounded. The cluster status series keep Karmada's names (pkg/metrics/cluster.go)."""
@@ -284,6 +309,7 @@ class DaemonMetrics:
         self.fleet = FleetMetrics.register(self.registry)
         self.failures = FailureMetrics.register(self.registry)
         self.push = PushMetrics.register(self.registry)
+        self.maintenance = MaintenanceMetrics.register(self.registry)
         self.collect = CollectMetrics.register(self.registry)
         self.eviction = EvictionQueueMetrics.register(self.registry)
         self.http = HttpMetrics.register(self.registry)

@@ -94,6 +94,12 @@ class DaemonSettings:
         return "remote" if self.remote is not None else "local"
 
 
+PACK_LIMIT = 50
+"""Git's ``gc.autoPackLimit`` default: past it ``git gc --auto`` merges the packs."""
+LOOSE_LIMIT = 6700
+"""Git's ``gc.auto`` default: past this many loose objects ``git gc --auto`` packs them."""
+
+
 @dataclass(frozen=True, slots=True)
 class WorkerSettings:
     branch: str
@@ -111,6 +117,10 @@ class WorkerSettings:
     """How long failures may last before ``/readyz`` says not ready."""
     push_interval: float = DEFAULT_PUSH_INTERVAL
     """At most one push to the remote per this many seconds; 0: every run pushes at once."""
+    pack_limit: int = PACK_LIMIT
+    """Packs in the clone past which the worker packs them between runs."""
+    loose_limit: int = LOOSE_LIMIT
+    """Loose objects in the clone past which the worker packs them between runs."""
 
     @property
     def ref(self) -> str:

@@ -117,6 +117,8 @@ class Worker:
                 break
             self._wake.clear()
             wait = self._until_due(self._run_guarded())
+            if wait > 0 and not self._stop.is_set():
+                self._maintain()  # idle: nothing is due at once
         self._push_on_stop()
 
     def _run_guarded(self) -> float:
@@ -141,6 +143,35 @@ class Worker:
             self.status.recovered()
         self._failures = 0
         return 0.0 if result in (RunResult.PREEMPTED, RunResult.SUPERSEDED) else self.settings.interval
+
+    def _maintain(self) -> None:
+        """Pack the clone's objects when ``git gc --auto`` would (``pack_limit`` packs, ``loose_limit`` loose
+        objects): every run leaves a pack and loose trees, and the daemon's own git commands never collect
+        (``gc.auto=0``), so unpacked they would slow every later lookup. Under the run lock, between runs; a
+        failure is logged and tried again after the next run."""
+        log = logger.bind(logger="watch")
+        try:
+            loose, packs = self.store.object_counts()
+            if packs < self.settings.pack_limit and loose < self.settings.loose_limit:
+                return
+            started = time.monotonic()
+            with self.lock:
+                self.store.maintenance()
+            took = time.monotonic() - started
+        except GitError as err:
+            log.warning("could not pack the clone's objects: {}", err)
+            return
+        self.metrics.maintenance.runs.inc()
+        self.metrics.maintenance.duration.observe(took)
+        after_loose, after_packs = self.store.object_counts()
+        log.bind(packs=packs, loose=loose, took=round(took, 2)).info(
+            "packed the clone's objects: {} pack(s) and {} loose object(s) → {} and {} in {:.1f} s",
+            packs,
+            loose,
+            after_packs,
+            after_loose,
+            took,
+        )
 
     def _failed(self, err: Exception, started: float) -> float:
         """Log and record a failed run; the delay before the next (backoff)."""
