@@ -80,13 +80,13 @@ class Worker:
         """The probe of the status-only run in progress, if any: a trigger makes it ask at once."""
         self.push_gate = PushGate(settings.push_interval)
         self._push_held = False
+        """A commit on the local branch waits for the push interval to end (``daemon.push_gate``)."""
         self._rows: dict[Identity, tuple[IndexEntry, WorkloadRow]] = {}
+        """The status page's rows, each with the state index entry it was made of (``_placements``)."""
         self._order: list[Identity] = []
         """The rows' identities in the order of their templates' names."""
         self._clusters: Counter[str] = Counter()
         """How many rows place replicas on each cluster."""
-        """The status page's rows, each with the state index entry it was made of (``_placements``)."""
-        """A commit on the local branch waits for the push interval to end (``daemon.push_gate``)."""
 
     # -- control, from any thread ------------------------------------------------------------------------
 
