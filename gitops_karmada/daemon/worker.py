@@ -87,6 +87,8 @@ class Worker:
         """The rows' identities in the order of their templates' names."""
         self._clusters: Counter[str] = Counter()
         """How many rows place replicas on each cluster."""
+        self._ran = False
+        """The last turn of the loop made a run (a poll that found nothing to do writes no object)."""
 
     # -- control, from any thread ------------------------------------------------------------------------
 
@@ -117,8 +119,8 @@ class Worker:
                 break
             self._wake.clear()
             wait = self._until_due(self._run_guarded())
-            if wait > 0 and not self._stop.is_set():
-                self._maintain()  # idle: nothing is due at once
+            if wait > 0 and self._ran and not self._stop.is_set():
+                self._maintain()  # a run wrote objects, and nothing is due at once
         self._push_on_stop()
 
     def _run_guarded(self) -> float:
@@ -126,9 +128,11 @@ class Worker:
         a run that gave way to a user commit)."""
         started = time.time()
         self.status.run_started(started)
+        self._ran = False
         try:
             with self.lock:
                 result = self.run_once()
+            self._ran = result is not None
         except Exception as err:  # the daemon must outlive any one run; the error is logged and retried
             return self._failed(err, started)
         finally:

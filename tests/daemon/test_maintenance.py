@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -23,6 +24,8 @@ from tests.gitrepos import git
 if TYPE_CHECKING:
     from pathlib import Path
 
+    import pytest
+
     from tests.fleet import FleetRepo
 
 
@@ -34,8 +37,10 @@ def _packs(repo: FleetRepo, count: int) -> None:
         git(repo.path, "repack", "-q")  # the new loose objects, in a pack of their own
 
 
-def _serve(store: GitStore, settings: WorkerSettings, until: str) -> tuple[DaemonMetrics, list[str]]:
-    """Run the worker's loop until ``until`` is logged; its metrics and log."""
+def _serve(
+    store: GitStore, settings: WorkerSettings, until: str, idle: float = 0.0
+) -> tuple[DaemonMetrics, list[str]]:
+    """Run the worker's loop until ``until`` is logged, and ``idle`` seconds more; its metrics and log."""
     metrics = DaemonMetrics()
     status = DaemonStatus(Snapshot(repository=str(store.git_dir), branch="main", mode="local"))
     worker = Worker(store, settings, status, metrics)
@@ -45,6 +50,7 @@ def _serve(store: GitStore, settings: WorkerSettings, until: str) -> tuple[Daemo
     thread.start()
     try:
         wait_for(lambda: any(until in line for line in lines), until)
+        time.sleep(idle)
     finally:
         worker.stop()
         thread.join()
@@ -79,12 +85,23 @@ def test_the_worker_packs_its_clone_past_the_pack_limit(tmp_path: Path) -> None:
     assert len(said) == 1 and int(said[0][1]) >= 5 and int(said[0][2]) == after, lines
 
 
-def test_below_git_s_limits_nothing_is_packed(tmp_path: Path) -> None:
+def test_below_git_s_limits_nothing_is_packed_and_idle_polls_count_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = shop(tmp_path)
     _packs(repo, 3)
     store = GitStore.open(repo.path)
     _, packs = store.object_counts()
+    counted: list[int] = []
+    count_objects = GitStore.object_counts
+
+    def counting(self: GitStore) -> tuple[int, int]:
+        counted.append(1)
+        return count_objects(self)
+
+    monkeypatch.setattr(GitStore, "object_counts", counting)
     settings = WorkerSettings(branch="main", remote=None, push=False, interval=0.05)
-    metrics, _ = _serve(store, settings, "reconciled")
+    metrics, _ = _serve(store, settings, "reconciled", idle=0.5)
     assert _maintenance_runs(metrics) == 0
-    assert store.object_counts()[1] >= packs
+    assert len(counted) == 1, "counted after the run, not at each of the ten polls that found nothing to do"
+    assert count_objects(store)[1] >= packs
