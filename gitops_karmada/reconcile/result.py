@@ -121,7 +121,9 @@ class RenderResult:
             if oid is not None:
                 if old != oid:
                     blob = named.get(oid)
-                    changes[path] = blob if blob is not None else named.setdefault(oid, StoredBlob(oid))
+                    if blob is None:
+                        blob = named[oid] = StoredBlob(oid)
+                    changes[path] = blob
                 continue
             new = self.files.get(path)
             if new is None:
