@@ -21,7 +21,7 @@ from gitops_karmada.core.detector import ClaimState
 from gitops_karmada.core.failover.controllers import queue_document
 from gitops_karmada.core.failover.taints import policy_taints_document
 from gitops_karmada.core.incremental.engine_version import ENGINE_VERSION
-from gitops_karmada.core.incremental.state_index import StateIndex
+from gitops_karmada.core.incremental.state_index import StateIndex, shard_budget
 from gitops_karmada.core.lint import unmatched_templates
 from gitops_karmada.core.ownership import ownership
 from gitops_karmada.reconcile.index_entries import index_entry, redone_files, state_index
@@ -167,7 +167,8 @@ def _whole(
     files.update(wide.files)
     index = _index(prepared, request, outcomes, files, stored, prepared.fingerprints.run_digest, made)
     # every shard, changed or not: an unchanged one hashes to the blob it has, and the commit leaves it be
-    for shard, raw in index.shards(request.caches.memo, previous.index).items():
+    budget = shard_budget(request.snapshot.config.output.host_limits.max_file_bytes)
+    for shard, raw in index.shards(request.caches.memo, previous.index, budget).items():
         files[layout.index_shard_path(shard)] = raw
     # made as a frozenset at once: a set copied into one would hold millions of paths twice for a moment
     managed = frozenset(

@@ -1,10 +1,14 @@
-"""The benchmarks' history: what is a regression beyond the noise, and the file's format (benchmarks/history.py)."""
+"""The benchmarks' history: what is a regression beyond the noise, the file's format, and the tool timed as
+installed (benchmarks/history.py)."""
 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+import gitops_karmada
 from benchmarks.history import (
     HISTORY,
     MIN_SAMPLES,
@@ -15,13 +19,14 @@ from benchmarks.history import (
     Recorder,
     append,
     compare,
+    compile_tool,
     current_commit,
     load,
 )
 from tests.gitrepos import git
 
 if TYPE_CHECKING:
-    from pathlib import Path
+    import pytest
 
 MACHINE = "AMD EPYC x2, 24 GiB"
 
@@ -131,3 +136,19 @@ def test_the_commit_is_marked_when_files_other_than_the_history_differ(tmp_path:
     (tmp_path / "code.py").write_text("x = 2\n")
     assert current_commit(tmp_path) == short + "+"
     assert current_commit(tmp_path / "benchmarks" / "history" / "figures.jsonl") == "unknown"
+
+
+def test_the_tool_is_timed_as_pip_installs_it_its_bytecode_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a copy of the package, so the checkout's own bytecode is not touched
+    package = tmp_path / "gitops_karmada"
+    shutil.copytree(
+        Path(gitops_karmada.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    monkeypatch.setattr(gitops_karmada, "__file__", str(package / "__init__.py"))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    compile_tool()
+    sources = sorted(package.rglob("*.py"))
+    compiled = {p.parent.parent / p.name.split(".")[0] for p in package.rglob("__pycache__/*.pyc")}
+    assert sources and all(s.with_suffix("") in compiled for s in sources)

@@ -4,10 +4,12 @@ limit (files kept from before counted) and each file past the size limit, in the
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 from tests.builders import configmap, cpp_doc
 from tests.fleet import FleetRepo
+from tests.gitrepos import git
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -110,3 +112,36 @@ def test_validate_rendered_judges_every_committed_cluster_folder(tmp_path: Path)
 def validate_items(repo: FleetRepo) -> dict[str, str]:
     report = json.loads(repo.cli("validate", "--rendered", "-o", "json").stdout)
     return {d["subject"]: d["message"] for d in report["diagnostics"] if "a Git host" in d["message"]}
+
+
+def test_the_state_index_keeps_each_file_within_the_size_limit(tmp_path: Path) -> None:
+    repo = FleetRepo.create(
+        tmp_path / "fleet",
+        {
+            "gitops-karmada.yaml": config(maxFileBytes=4000),
+            "policies/configs.yaml": cpp_doc("configs", [{"apiVersion": "v1", "kind": "ConfigMap"}]),
+            **{f"apps/c{i}.yaml": configmap(f"c{i:02d}", "shop") for i in range(40)},
+        },
+        clusters=2,
+    )
+    done = repo.cli("reconcile", "-o", "json")
+    assert host_limit_items(done.stdout) == {}
+    index = repo.tree("karmada-state/index")
+    assert len(index) > 1 and all(
+        re.fullmatch(r"karmada-state/index/shop\.\d+-of-\d+\.json", p) for p in index
+    )
+    assert all(len(repo.read(p)) <= 2000 for p in index), "half the limit: room for a fuller bucket"
+
+    repo.write("apps/c7.yaml", configmap("c07", "shop", data={"key": "changed"}))
+    repo.commit("one changed")
+    repo.cli("reconcile")
+    changed = git(repo.path, "diff", "--name-only", "HEAD~1", "HEAD", "--", "karmada-state/index").split()
+    assert len(changed) == 1, "one template: one bucket of its namespace rewritten"
+    repo.cli("verify")
+
+    for i in range(3, 40):
+        repo.delete(f"apps/c{i}.yaml")
+    repo.commit("most deleted")
+    repo.cli("reconcile")
+    assert repo.tree("karmada-state/index") == ["karmada-state/index/shop.json"]
+    repo.cli("verify")

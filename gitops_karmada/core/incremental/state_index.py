@@ -9,8 +9,12 @@ without reading them; anything else is read from the records themselves.
 
 One file per namespace (``_cluster.json`` for cluster-scoped templates), one entry a line, sorted: a run
 that changes one template changes one line of one namespace's file, and commits kilobytes, not the
-megabytes of a fleet's whole index. An index of one file (``<state>/index.json``, as versions before
-shards wrote it) is still read, and replaced by the shards on the next run. Pure.
+megabytes of a fleet's whole index. A namespace whose file would pass the shard budget (half a Git host's
+1 MB file limit) is split by a hash of each template's identity into 2, 4, 8, ... files
+(``<namespace>.<i>-of-<n>.json``), as few as keep every file within it: the split is a function of the
+entries alone, so a run from scratch and an incremental one write the same files. An index of one file
+(``<state>/index.json``, as versions before shards wrote it) is still read, and replaced by the shards on
+the next run. Pure.
 """
 
 from __future__ import annotations
@@ -34,6 +38,12 @@ INDEX_KIND = "StateIndex"
 INDEX_API_VERSION = "gitops-karmada.io/v1alpha1"
 
 Identity = tuple[str, str, str, str]
+
+SHARD_BUDGET = 500_000
+"""Bytes a shard file may hold before its namespace is split: half the 1 MB a Git host shows of a file, so a
+bucket a little fuller than its share stays within that."""
+MAX_BUCKETS = 256
+"""A namespace is split into at most this many files (an entry is never split)."""
 
 
 def identity_text(identity: Identity) -> str:
@@ -161,34 +171,43 @@ class StateIndex:
     raw: Mapping[str, bytes] = field(default_factory=dict, compare=False, repr=False)
     """The shard files this index was read from (shard name → content); empty when not read from shards."""
 
-    def shards(self, memo: RunMemo | None = None, previous: StateIndex | None = None) -> dict[str, bytes]:
-        """The index as it is kept: one file per shard (``shard_of``), each as ``dump`` writes it. A shard of
-        ``previous`` holding exactly these entries (the same objects: a reused template's entry is its
-        previous one) under the same engine and run is kept as it was read, not written again: a run
-        redoing one template rewrites its namespace's file alone, as it commits."""
-        by_shard = _by_shard(self.entries)
-        before = (
-            _by_shard(previous.entries)
-            if previous is not None
-            and previous.raw
-            and (previous.engine, previous.run) == (self.engine, self.run)
-            else {}
-        )
+    def shards(
+        self, memo: RunMemo | None = None, previous: StateIndex | None = None, budget: int = SHARD_BUDGET
+    ) -> dict[str, bytes]:
+        """The index as it is kept: one file per namespace (``shard_of``), split into as few hash buckets
+        (``bucket_of``) as keep every file within ``budget`` bytes, each as ``dump`` writes it. The files of a
+        namespace of ``previous`` holding exactly these entries (the same objects: a reused template's entry
+        is its previous one) under the same engine and run, each within the budget, are kept as they were
+        read, not written again: a run redoing one template rewrites its namespace's files alone, as it
+        commits (and a file a version that did not split wrote past the budget is split)."""
+        homes = _by_home(self.entries)
+        homes_before: dict[str, list[Identity]] = {}
+        read: dict[str, dict[str, bytes]] = {}
+        same_run = previous is not None and (previous.engine, previous.run) == (self.engine, self.run)
+        if previous is not None and previous.raw and same_run:
+            homes_before = _by_home(previous.entries)
+            for shard, raw in previous.raw.items():
+                place = shard_place(shard)
+                if place is not None:
+                    read.setdefault(place[0], {})[shard] = raw
         found: dict[str, bytes] = {}
-        for shard, identities in by_shard.items():
-            kept = before.get(shard)
+        for home, identities in homes.items():
             if (
                 previous is not None
-                and kept == identities
+                and home in read
+                and homes_before.get(home) == identities
+                and all(len(raw) <= budget for raw in read[home].values())
                 and all(self.entries[i] is previous.entries[i] for i in identities)
             ):
-                found[shard] = previous.raw[shard]
-            else:
-                found[shard] = self._dump(identities, memo)
+                found.update(read[home])
+                continue
+            lines = self._lines(identities, memo)
+            for shard, members in _split(home, identities, lines, len(self._head()), budget):
+                found[shard] = self._file([lines[k] for k in members])
         return found
 
-    def _dump(self, identities: list[Identity], memo: RunMemo | None) -> bytes:
-        head = orjson.dumps(
+    def _head(self) -> str:
+        return orjson.dumps(
             {
                 "apiVersion": INDEX_API_VERSION,
                 "kind": INDEX_KIND,
@@ -197,6 +216,7 @@ class StateIndex:
             }
         ).decode()
 
+    def _lines(self, identities: list[Identity], memo: RunMemo | None) -> list[str]:
         def line(identity: Identity) -> str:
             return (
                 f"  {orjson.dumps(identity_text(identity)).decode()}: "
@@ -204,21 +224,89 @@ class StateIndex:
             )
 
         if memo is None:
-            lines = [line(identity) for identity in identities]
-        else:
-            lines = [
-                memo.recall("index_line", (self.entries[i],), i, functools.partial(line, i))
-                for i in identities
-            ]
+            return [line(identity) for identity in identities]
+        return [
+            memo.recall("index_line", (self.entries[i],), i, functools.partial(line, i)) for i in identities
+        ]
+
+    def _file(self, lines: list[str]) -> bytes:
         body = ",\n".join(lines)
-        return (head[:-1] + ',"templates":{\n' + body + ("\n" if lines else "") + "}}\n").encode()
+        return (self._head()[:-1] + _FRAME_OPEN + body + ("\n" if lines else "") + _FRAME_CLOSE).encode()
+
+    def _dump(self, identities: list[Identity], memo: RunMemo | None) -> bytes:
+        return self._file(self._lines(identities, memo))
 
 
-def _by_shard(entries: Mapping[Identity, IndexEntry]) -> dict[str, list[Identity]]:
-    by_shard: dict[str, list[Identity]] = {}
+_FRAME_OPEN, _FRAME_CLOSE = ',"templates":{\n', "}}\n"
+
+
+def _by_home(entries: Mapping[Identity, IndexEntry]) -> dict[str, list[Identity]]:
+    by_home: dict[str, list[Identity]] = {}
     for identity in sorted(entries):
-        by_shard.setdefault(shard_of(identity), []).append(identity)
-    return by_shard
+        by_home.setdefault(shard_of(identity), []).append(identity)
+    return by_home
+
+
+def shard_budget(max_file_bytes: int) -> int:
+    """The shard budget under ``output.hostLimits.maxFileBytes`` (0: no limit, the default budget)."""
+    return max(1, max_file_bytes // 2) if max_file_bytes else SHARD_BUDGET
+
+
+def _split(
+    home: str, identities: list[Identity], lines: list[str], head: int, budget: int
+) -> list[tuple[str, list[int]]]:
+    """The files of one namespace: (shard name, the positions of its lines), in as few buckets as keep each
+    file within ``budget`` (a power of two, at most ``MAX_BUCKETS``)."""
+    # the file: the head without its brace, the frame, and the lines, each with a comma or newline and a
+    # newline, but the last one's comma
+    frame = head - 1 + len(_FRAME_OPEN) + len(_FRAME_CLOSE) - 1
+    sizes = [len(line) + 2 for line in lines]
+    if frame + sum(sizes) <= budget:
+        return [(home, list(range(len(lines))))]
+    hashes = [_identity_hash(identity) for identity in identities]
+    count = 2
+    while True:
+        buckets: list[list[int]] = [[] for _ in range(count)]
+        filled = [frame] * count
+        for position, hashed in enumerate(hashes):
+            bucket = hashed % count
+            buckets[bucket].append(position)
+            filled[bucket] += sizes[position]
+        if max(filled) <= budget or count >= MAX_BUCKETS:
+            return [(f"{home}.{i}-of-{count}", members) for i, members in enumerate(buckets) if members]
+        count *= 2
+
+
+def _identity_hash(identity: Identity) -> int:
+    return int.from_bytes(hashlib.sha256(identity_text(identity).encode()).digest()[:8], "big")
+
+
+def bucket_of(identity: Identity, count: int) -> int:
+    """Which of ``count`` files of its namespace holds ``identity``'s entry."""
+    return _identity_hash(identity) % count
+
+
+def shard_place(shard: str) -> tuple[str, int, int] | None:
+    """(namespace shard, bucket, bucket count) a shard name stands for (``team-a``: bucket 0 of 1;
+    ``team-a.3-of-8``: bucket 3 of 8), or None when ``shards`` writes no such name."""
+    home, dot, rest = shard.partition(".")
+    if not dot:
+        return home, 0, 1
+    index, of, count = rest.partition("-of-")
+    if not (of and index.isdigit() and count.isdigit()):
+        return None
+    bucket, total = int(index), int(count)
+    if f"{bucket}-of-{total}" != rest or total < 2 or total & (total - 1) or bucket >= total:
+        return None
+    return home, bucket, total
+
+
+def belongs(identity: Identity, shard: str) -> bool:
+    """Whether ``shard`` is the file ``shards`` writes ``identity``'s entry in (for its bucket count)."""
+    place = shard_place(shard)
+    if place is None or place[0] != shard_of(identity):
+        return False
+    return place[2] == 1 or bucket_of(identity, place[2]) == place[1]
 
 
 CLUSTER_SCOPED_SHARD = "_cluster"
@@ -226,15 +314,16 @@ CLUSTER_SCOPED_SHARD = "_cluster"
 
 
 def shard_of(identity: Identity) -> str:
-    """The file an entry is kept in: its namespace's, so a run that redoes one template rewrites the entries
-    of one namespace, not the fleet's (at 5,000 templates the whole index is megabytes to compress)."""
+    """The namespace an entry is kept under (its files split into buckets past the budget): a run that redoes
+    one template rewrites the entries of one namespace, not the fleet's (at 5,000 templates the whole index
+    is megabytes to compress)."""
     return identity[2] or CLUSTER_SCOPED_SHARD
 
 
 IndexLines = dict[bytes, tuple[Identity, IndexEntry]]
 """Entries parsed before, by their line of the index (what a long-lived process keeps between runs)."""
 
-_TEMPLATES_OPEN, _TEMPLATES_CLOSE = b',"templates":{\n', b"\n}}\n"
+_TEMPLATES_OPEN, _TEMPLATES_CLOSE = _FRAME_OPEN.encode(), b"\n" + _FRAME_CLOSE.encode()
 
 
 def read_index(
@@ -278,7 +367,7 @@ def parse_index_shards(
         engine = parsed.engine
         runs.add(parsed.run)
         for identity, entry in parsed.entries.items():
-            if (sharded and shard_of(identity) != shard) or identity in entries:
+            if (sharded and not belongs(identity, shard)) or identity in entries:
                 return None
             entries[identity] = entry
     if engine is None:
