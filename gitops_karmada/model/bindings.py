@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from gitops_karmada.model.base import ApiModel, ObjectMeta, ResourceList, Toleration
 from gitops_karmada.model.clusters import Condition
@@ -122,6 +122,39 @@ class ResourceBindingSpec(ApiModel):
     preserve_resources_on_deletion: bool | None = None
     schedule_priority: BindingSchedulePriority | None = None
     workload_affinity_groups: WorkloadAffinityGroups | None = None
+
+    @field_validator("clusters", mode="after")
+    @classmethod
+    def _one_object_each(cls, clusters: tuple[TargetCluster, ...]) -> tuple[TargetCluster, ...]:
+        return shared_targets(clusters)
+
+
+SHARED_TARGETS_LIMIT = 100_000
+"""Distinct targets ``shared_targets`` keeps before it starts afresh (a fleet's are its clusters times the
+replica counts it gives: hundreds to thousands)."""
+_shared: dict[tuple[str, int, bool], TargetCluster] = {}
+
+
+def shared_targets(clusters: tuple[TargetCluster, ...]) -> tuple[TargetCluster, ...]:
+    """``clusters`` with each plain target (no components) replaced by the one object this process keeps for
+    its name, replicas and whether replicas was given (``to_api`` writes what was given).
+
+    A binding's targets are its clusters, and at fleet XL 20,000 bindings name the same 200 clusters with
+    the same few replica counts: 4 million models of about 480 bytes each, where a few hundred do. Models
+    are frozen, so one object serves every binding that names it."""
+    shared: list[TargetCluster] = []
+    for target in clusters:
+        if target.components:
+            shared.append(target)
+            continue
+        key = (target.name, target.replicas, "replicas" in target.model_fields_set)
+        held = _shared.get(key)
+        if held is None:
+            if len(_shared) >= SHARED_TARGETS_LIMIT:
+                _shared.clear()
+            held = _shared[key] = target
+        shared.append(held)
+    return tuple(shared)
 
 
 class AggregatedStatusItem(ApiModel):
