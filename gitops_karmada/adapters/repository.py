@@ -21,7 +21,7 @@ from gitops_karmada.adapters.fork_pool import ForkPool
 from gitops_karmada.adapters.git_store import SUBMODULE_SKIPPED, SYMLINK_SKIPPED, GitStore
 from gitops_karmada.adapters.git_tree import EntryKind, TreeEntry, normalise_prefix
 from gitops_karmada.adapters.kubernetes_schemas import packaged_schemas
-from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.adapters.parse_cache import decode_inputs, prune_decoded
 from gitops_karmada.adapters.rollout_signals import rollout_signals
 from gitops_karmada.adapters.shard_store import OutputView, output_view
 from gitops_karmada.adapters.status_store import StatusView, read_status
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from gitops_karmada.adapters.git_log import LogEntry
     from gitops_karmada.adapters.warm_state import WarmState
     from gitops_karmada.core.file_changes import FileChange
+    from gitops_karmada.core.inputs.loading import Decoded
     from gitops_karmada.model.config import ToolConfig
 
 
@@ -126,6 +127,7 @@ def read_commit(
     )
     blobs = store.read_blobs(sorted({*snapshots.values(), *eager_state.values()}))
     decoded = decode_inputs(store.git_dir, listed.inputs, store.read_blobs, warm.decoded if warm else None)
+    prune_decoded(store.git_dir, {*listed.inputs.values(), *state_blobs.values()})
     plan = source_plan(decoded)
     generated = (
         render_commit_sources(store, sha, plan, config, (clusters_prefix, state_prefix))
@@ -137,6 +139,10 @@ def read_commit(
         wanted = {path: state_blobs[path] for path in paths if path in state_blobs}
         found = store.read_blobs(sorted(set(wanted.values())))
         return {path: found[oid] for path, oid in wanted.items()}
+
+    def read_records(paths: Sequence[str]) -> dict[str, Decoded]:
+        wanted = {path: state_blobs[path] for path in paths if path in state_blobs}
+        return decode_inputs(store.git_dir, wanted, store.read_blobs)
 
     anchor = latest_tool_commit(store, sha) if status is StatusChoice.RECORDED else None
     status_view = _status_view(store, config, status, anchor)
@@ -171,6 +177,7 @@ def read_commit(
         mode=RunMode(reschedule=reschedule, full=full, materialize=materialize),
         ports=Ports(
             read_state=read_state,
+            read_records=read_records,
             read_output=lambda path: store.read_file(view.rev, path),
             read_output_at=store.read_file,
             count_outputs=output_blobs.counts,

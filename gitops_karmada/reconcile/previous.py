@@ -15,6 +15,7 @@ from gitops_karmada.core.layout import RepoLayout
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping, Sequence
 
+    from gitops_karmada.core.inputs.loading import Decoded
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
     from gitops_karmada.reconcile.request import ReconcileRequest
@@ -28,9 +29,12 @@ class RecordReader:
     Its memory is a cache of reads, never a change: the same path always gives the same binding."""
 
     def __init__(
-        self, files: Mapping[str, bytes], read: Callable[[Sequence[str]], Mapping[str, bytes]] | None
+        self,
+        files: Mapping[str, bytes],
+        read: Callable[[Sequence[str]], Mapping[str, bytes]] | None,
+        read_decoded: Callable[[Sequence[str]], Mapping[str, Decoded]] | None = None,
     ) -> None:
-        self._files, self._read = files, read
+        self._files, self._read, self._read_decoded = files, read, read_decoded
         self._bindings: dict[Identity, ResourceBinding] = {}
         self._read_paths: set[str] = set()
         self._problems: list[Diagnostic] = []
@@ -41,9 +45,11 @@ class RecordReader:
         if not wanted:
             return
         self._read_paths.update(wanted)
-        raw = {p: self._files[p] for p in wanted if p in self._files}
+        raw: dict[str, bytes | Decoded] = {p: self._files[p] for p in wanted if p in self._files}
         missing = [p for p in wanted if p not in raw]
-        if missing and self._read is not None:
+        if missing and self._read_decoded is not None:
+            raw.update(self._read_decoded(missing))
+        elif missing and self._read is not None:
             raw.update(self._read(missing))
         found, problems = load_bindings(raw)
         self._problems.extend(problems)
@@ -104,7 +110,7 @@ class PreviousRun:
             blobs=blobs,
             index=index if trusted else None,
             edits=snapshot.output_edits,
-            reader=RecordReader(snapshot.state_files, request.ports.read_state),
+            reader=RecordReader(snapshot.state_files, request.ports.read_state, request.ports.read_records),
             written=written if written != layout else None,
         )
 

@@ -14,7 +14,7 @@ from gitops_karmada.core.inputs.loading import load_bindings
 from gitops_karmada.core.observed.fold import with_observed_clusters
 from gitops_karmada.core.ownership import quota_records
 from gitops_karmada.model.inputs import Inputs
-from gitops_karmada.usecases.lifecycle import read_layout, read_state
+from gitops_karmada.usecases.lifecycle import read_layout, read_records, read_state
 
 if TYPE_CHECKING:
     from gitops_karmada.adapters.git_store import GitStore
@@ -41,7 +41,7 @@ def read_fleet(store: GitStore, rev: str, *, with_inputs: bool) -> FleetView:
     """The records at ``rev`` and, with ``with_inputs``, its loaded inputs (errors in them are returned)."""
     sha = store.resolve(rev)
     layout = read_layout(store, sha)
-    records, diagnostics = load_bindings(read_state(store, sha, layout, layout.bindings_dir))
+    records, diagnostics = load_bindings(read_records(store, sha, layout))
     quota_files = read_state(store, sha, layout, layout.quotas_dir)
     quotas = {(q.namespace, q.name): q for q in quota_records(quota_files, layout).values()}
     inputs = Inputs()

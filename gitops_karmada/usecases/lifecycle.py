@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.fleet_config import read_config as read_fleet_config
+from gitops_karmada.adapters.parse_cache import decode_inputs
 from gitops_karmada.core.inputs.loading import load_bindings
 from gitops_karmada.core.layout import BUCKET_COUNTS, CLUSTER_SCOPED_FOLDER, RepoLayout, bucket_of
 from gitops_karmada.core.ownership import Ownership, ownership
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
     from gitops_karmada.adapters.git_log import LogEntry
     from gitops_karmada.adapters.git_store import GitStore
+    from gitops_karmada.adapters.git_tree import TreeEntry
+    from gitops_karmada.core.inputs.loading import Decoded
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.config import ToolConfig
     from gitops_karmada.model.diagnostics import Diagnostic
@@ -55,13 +58,23 @@ def read_layout(store: GitStore, rev: str) -> RepoLayout:
 
 def read_state(store: GitStore, rev: str, layout: RepoLayout, folder: str | None = None) -> dict[str, bytes]:
     """The state files of ``rev`` (or of its ``folder`` inside the state folder): path → content."""
-    entries = [
+    entries = _state_entries(store, rev, layout, folder)
+    blobs = store.read_blobs([entry.oid for entry in entries])
+    return {entry.path: blobs[entry.oid] for entry in entries}
+
+
+def read_records(store: GitStore, rev: str, layout: RepoLayout) -> dict[str, Decoded]:
+    """The binding records of ``rev``, decoded (path → documents), through the cache of decoded files."""
+    entries = _state_entries(store, rev, layout, layout.bindings_dir)
+    return decode_inputs(store.git_dir, {entry.path: entry.oid for entry in entries}, store.read_blobs)
+
+
+def _state_entries(store: GitStore, rev: str, layout: RepoLayout, folder: str | None) -> list[TreeEntry]:
+    return [
         entry
         for entry in store.list_entries(rev, [folder or layout.state_dir])
         if layout.is_state_record(entry.path) and entry.is_regular_file
     ]
-    blobs = store.read_blobs([entry.oid for entry in entries])
-    return {entry.path: blobs[entry.oid] for entry in entries}
 
 
 def state_ownership(

@@ -335,7 +335,8 @@ def _stale(
     since = f"not reconciled since {anchor[:12]}" if anchor else "never reconciled"
     finding = Finding.PENDING if allow_stale else Finding.STALE
     items = {}
-    for path, content in result.changes(state.current_blobs, store.blob_id).items():
+    # a template's content is one object for every cluster it is the same on: hashed once, not 200 times
+    for path, content in result.changes(state.current_blobs, store.remembered_blob_id()).items():
         if path in edited:
             continue
         if content is None:

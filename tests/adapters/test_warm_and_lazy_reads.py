@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 import orjson
 import pytest
 
+from gitops_karmada.adapters import parse_cache
 from gitops_karmada.adapters.git_store import GitStore
-from gitops_karmada.adapters.parse_cache import decode_inputs
+from gitops_karmada.adapters.parse_cache import decode_inputs, prune_decoded
 from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.incremental.state_index import IndexLines, parse_index
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
 
+    from gitops_karmada.core.inputs.loading import Decoded
     from gitops_karmada.reconcile.outcome import TemplateOutcome
 
 POLICY = pp_doc(
@@ -199,18 +201,51 @@ def test_a_run_that_redoes_every_template_reads_their_records_in_one_batch(tmp_p
     repo = fleet(tmp_path)
     repo.write("inventory/member1.yaml", cluster_doc("member1", labels={"env": "prod", "tier": "gold"}))
     repo.commit("a label on member1: every fingerprint changes")
-    state = read_commit(GitStore.open(repo.path), "HEAD")
+    store = GitStore.open(repo.path)
+    state = read_commit(store, "HEAD")
     reads: list[list[str]] = []
-    read_state = state.request.ports.read_state
-    assert read_state is not None
+    read_records = state.request.ports.read_records
+    assert read_records is not None
 
-    def counted(paths: Sequence[str]) -> Mapping[str, bytes]:
+    def counted(paths: Sequence[str]) -> Mapping[str, Decoded]:
         reads.append(list(paths))
-        return read_state(paths)
+        return read_records(paths)
 
-    result = reconcile(state.request.with_ports(read_state=counted))
+    result = reconcile(state.request.with_ports(read_records=counted))
     assert result.input_ok and not any(o.reused for o in result.outcomes)
     record_reads = [paths for paths in reads if any("/bindings/" in p for p in paths)]
     assert [sorted(p.rpartition("/")[2] for p in paths) for paths in record_reads] == [
         ["web-0.yaml", "web-1.yaml", "web-2.yaml"]
     ]
+
+    # decoded once: the next process finds the records in the cache of decoded files, by blob id
+    records = {p: o for p, o in state.request.snapshot.state_blobs.items() if "/bindings/" in p}
+
+    def unread(oids: Sequence[str]) -> dict[str, bytes]:
+        raise AssertionError(f"decoded {oids} again")
+
+    again = decode_inputs(store.git_dir, records, unread)
+    assert again == {p: decode(store.read_blobs([o])[o]) for p, o in records.items()}
+
+
+def test_the_cache_of_decoded_files_drops_what_the_commit_lacks_once_it_holds_twice_as_much(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = fleet(tmp_path)
+    store = GitStore.open(repo.path)
+    inputs = {e.path: e.oid for e in store.list_entries("HEAD", ["apps", "policies", "inventory"])}
+    assert store.git_dir is not None
+    for i in range(7):  # earlier versions of a file: blobs the commit no longer has
+        old = git(repo.path, "hash-object", "-w", "--stdin", stdin=f"a: {i}\n".encode()).strip()
+        decode_inputs(store.git_dir, {f"old-{i}.yaml": old}, store.read_blobs)
+    decode_inputs(store.git_dir, inputs, store.read_blobs)
+    live = set(inputs.values())
+    assert prune_decoded(store.git_dir, live) == 0, "within twice the commit's files and the slack"
+    monkeypatch.setattr(parse_cache, "PRUNE_SLACK", 0)
+    assert prune_decoded(store.git_dir, live) == 7, "past them: the other blobs are dropped"
+
+    def unread(oids: Sequence[str]) -> dict[str, bytes]:
+        raise AssertionError(f"decoded {oids} again")
+
+    assert decode_inputs(store.git_dir, inputs, unread).keys() == inputs.keys(), "the commit's own stay"
+    assert prune_decoded(store.git_dir, live) == 0

@@ -655,9 +655,10 @@ def _assemble(collector: _Collector, templates: tuple[Manifest, ...], memo: RunM
 
 
 def load_bindings(
-    snapshot: Snapshot,
+    snapshot: Mapping[str, bytes | Decoded],
 ) -> tuple[dict[tuple[str, str, str, str], ResourceBinding], tuple[Diagnostic, ...]]:
-    """Previous binding records from the state folder, keyed by the template's identity."""
+    """Previous binding records from the state folder (path → content, or its documents already decoded),
+    keyed by the template's identity."""
     bindings: dict[tuple[str, str, str, str], ResourceBinding] = {}
     diagnostics: list[Diagnostic] = []
     for path in sorted(snapshot):
