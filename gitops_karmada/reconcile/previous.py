@@ -32,7 +32,7 @@ class RecordReader:
         self,
         files: Mapping[str, bytes],
         read: Callable[[Sequence[str]], Mapping[str, bytes]] | None,
-        read_decoded: Callable[[Sequence[str]], Mapping[str, Decoded]] | None = None,
+        read_decoded: Callable[[Sequence[str]], Mapping[str, bytes | Decoded]] | None = None,
     ) -> None:
         self._files, self._read, self._read_decoded = files, read, read_decoded
         self._bindings: dict[Identity, ResourceBinding] = {}

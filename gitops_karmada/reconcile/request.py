@@ -189,10 +189,10 @@ class Ports:
     read_state: Callable[[Sequence[str]], Mapping[str, bytes]] | None = None
     """Reads state files (binding records) on demand, many at a time, when they are not in
     ``RepoSnapshot.state_files``."""
-    read_records: Callable[[Sequence[str]], Mapping[str, Decoded]] | None = None
-    """Reads binding records decoded (``core.inputs.loading.decode``), many at a time; the adapter may keep
-    what it decoded by blob id between processes (a record of 200 clusters is 8 kB of YAML to parse).
-    Asked before ``read_state`` by the run's record reader."""
+    read_records: Callable[[Sequence[str]], Mapping[str, bytes | Decoded]] | None = None
+    """Reads binding records, many at a time, decoded (``core.inputs.loading.decode``) where the adapter
+    keeps what it decoded by blob id between processes (a record of 200 clusters is 8 kB of YAML to parse),
+    else as content. Asked instead of ``read_state`` by the run's record reader when given."""
     read_output: Callable[[str], bytes | None] | None = None
     """Reads a file of the source commit; needed only to release preserved manifests and to judge a
     rollout's wave."""

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from gitops_karmada.core.failover.controllers import FailoverOutcome
     from gitops_karmada.core.file_changes import FileChange
     from gitops_karmada.core.incremental.state_index import StateIndex
+    from gitops_karmada.core.inputs.loading import Decoded
     from gitops_karmada.core.observed.fold import ObservedStatus
     from gitops_karmada.model.bindings import ResourceBinding
     from gitops_karmada.model.diagnostics import Diagnostic
@@ -170,6 +171,15 @@ def next_request(
             found.update(read_state(rest))
         return found
 
+    read_records = ports.read_records
+
+    def read_new_records(paths: Sequence[str]) -> Mapping[str, bytes | Decoded]:
+        found: dict[str, bytes | Decoded] = {p: written[p] for p in paths if p in written}
+        rest = [p for p in paths if p not in found and p in state_blobs]
+        if rest and read_records is not None:
+            found.update(read_records(rest))
+        return found
+
     def read_new_output(path: str) -> bytes | None:
         if path in written:
             return written[path]
@@ -187,6 +197,12 @@ def next_request(
             now=now,
             observed=observed,
         ),
-        ports=replace(ports, read_state=read_new_state, read_output=read_new_output, count_outputs=None),
+        ports=replace(
+            ports,
+            read_state=read_new_state,
+            read_records=read_new_records if read_records is not None else None,
+            read_output=read_new_output,
+            count_outputs=None,
+        ),
         caches=replace(request.caches, index_lines=None),
     )

@@ -207,7 +207,7 @@ def test_a_run_that_redoes_every_template_reads_their_records_in_one_batch(tmp_p
     read_records = state.request.ports.read_records
     assert read_records is not None
 
-    def counted(paths: Sequence[str]) -> Mapping[str, Decoded]:
+    def counted(paths: Sequence[str]) -> Mapping[str, bytes | Decoded]:
         reads.append(list(paths))
         return read_records(paths)
 
