@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 Identity = tuple[str, str, str, str]
 
 
+RECORD_BATCH = 1000
+"""Records read, decoded and parsed together (one read of the adapter's each)."""
+
+
 class RecordReader:
     """Parses binding records on demand, each once, in batches; remembers what reading them found wrong.
 
@@ -40,20 +44,22 @@ class RecordReader:
         self._problems: list[Diagnostic] = []
 
     def read(self, paths: Iterable[str], known: Mapping[str, str]) -> None:
-        """Parse the records at ``paths`` that exist (``known``) and were not parsed yet, in one batch."""
-        wanted = [p for p in paths if p not in self._read_paths and p in known]
-        if not wanted:
-            return
+        """Parse the records at ``paths`` that exist (``known``) and were not parsed yet, in batches of
+        ``RECORD_BATCH`` (in path order, as one batch would: a later path's binding of the same template
+        wins): a full run's 20,000 decoded records are never all held at once, only their bindings."""
+        wanted = sorted(p for p in set(paths) if p not in self._read_paths and p in known)
         self._read_paths.update(wanted)
-        raw: dict[str, bytes | Decoded] = {p: self._files[p] for p in wanted if p in self._files}
-        missing = [p for p in wanted if p not in raw]
-        if missing and self._read_decoded is not None:
-            raw.update(self._read_decoded(missing))
-        elif missing and self._read is not None:
-            raw.update(self._read(missing))
-        found, problems = load_bindings(raw)
-        self._problems.extend(problems)
-        self._bindings.update(found)
+        for start in range(0, len(wanted), RECORD_BATCH):
+            batch = wanted[start : start + RECORD_BATCH]
+            raw: dict[str, bytes | Decoded] = {p: self._files[p] for p in batch if p in self._files}
+            missing = [p for p in batch if p not in raw]
+            if missing and self._read_decoded is not None:
+                raw.update(self._read_decoded(missing))
+            elif missing and self._read is not None:
+                raw.update(self._read(missing))
+            found, problems = load_bindings(raw)
+            self._problems.extend(problems)
+            self._bindings.update(found)
 
     def binding(self, identity: Identity) -> ResourceBinding | None:
         return self._bindings.get(identity)

@@ -23,7 +23,7 @@ from gitops_karmada.adapters.repository import read_commit
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.incremental.state_index import IndexLines, parse_index
 from gitops_karmada.core.inputs.loading import decode
-from gitops_karmada.reconcile import reconcile
+from gitops_karmada.reconcile import previous, reconcile
 from gitops_karmada.usecases.reconcile import reconcile_ref
 from tests.builders import cluster_doc, cpp_doc, deployment, pp_doc
 from tests.fleet import FleetRepo
@@ -249,3 +249,27 @@ def test_the_cache_of_decoded_files_drops_what_the_commit_lacks_once_it_holds_tw
 
     assert decode_inputs(store.git_dir, inputs, unread).keys() == inputs.keys(), "the commit's own stay"
     assert prune_decoded(store.git_dir, live) == 0
+
+
+def test_records_are_read_in_batches_that_give_what_one_batch_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full run of fleet XL reads 20,000 records: decoded a batch at a time, never all held at once."""
+    repo = fleet(tmp_path)
+    repo.write("inventory/member1.yaml", cluster_doc("member1", labels={"env": "prod", "tier": "gold"}))
+    repo.commit("a label on member1: every fingerprint changes")
+    store = GitStore.open(repo.path)
+    whole = reconcile(read_commit(store, "HEAD").request)
+    monkeypatch.setattr(previous, "RECORD_BATCH", 2)
+    state = read_commit(store, "HEAD")
+    read_records = state.request.ports.read_records
+    assert read_records is not None
+    reads: list[list[str]] = []
+
+    def counted(paths: Sequence[str]) -> Mapping[str, bytes | Decoded]:
+        reads.append([p.rpartition("/")[2] for p in paths])
+        return read_records(paths)
+
+    batched = reconcile(state.request.with_ports(read_records=counted))
+    assert reads == [["web-0.yaml", "web-1.yaml"], ["web-2.yaml"]]
+    assert batched.previous_bindings == whole.previous_bindings and batched.files == whole.files
