@@ -65,7 +65,7 @@ def _binding(store: GitStore, rev: str, text: str) -> Description:
         reference = TemplateReference.parse(text)
     except LifecycleError as err:
         raise BadReferenceError(f"{err}; or pp/NAMESPACE/NAME, cpp/NAME, cluster/NAME") from None
-    fleet = read_fleet(store, rev, with_inputs=False)
+    fleet = read_fleet(store, rev, with_inputs=False, namespace=reference.namespace)
     found = [
         b
         for b in fleet.bindings

@@ -67,9 +67,15 @@ class FleetListing:
 def get_listing(store: GitStore, rev: str, query: GetQuery) -> FleetListing:
     """The objects ``query`` asks for at ``rev``."""
     kind = query.kind
-    fleet = read_fleet(store, rev, with_inputs=kind not in (ListedKind.BINDINGS, ListedKind.QUOTAS))
     namespaced = kind in NAMESPACED and query.api_kind not in CLUSTER_SCOPED_KINDS
     scope = None if query.all_namespaces or not namespaced else (query.namespace or DEFAULT_NAMESPACE)
+    fleet = read_fleet(
+        store,
+        rev,
+        with_inputs=kind not in (ListedKind.BINDINGS, ListedKind.QUOTAS),
+        # bindings of one namespace: its records alone are read
+        namespace=scope if kind is ListedKind.BINDINGS else None,
+    )
     keep = ListFilter(
         namespace=scope,
         api_kind=query.api_kind,

@@ -63,9 +63,16 @@ def read_state(store: GitStore, rev: str, layout: RepoLayout, folder: str | None
     return {entry.path: blobs[entry.oid] for entry in entries}
 
 
-def read_records(store: GitStore, rev: str, layout: RepoLayout) -> dict[str, Decoded]:
-    """The binding records of ``rev``, decoded (path → documents), through the cache of decoded files."""
-    entries = _state_entries(store, rev, layout, layout.bindings_dir)
+def read_records(
+    store: GitStore, rev: str, layout: RepoLayout, namespace: str | None = None
+) -> dict[str, Decoded]:
+    """The binding records of ``rev``, decoded (path → documents), through the cache of decoded files;
+    ``namespace``: only those of its folder, where the tool writes its templates' records (``""``: the
+    cluster-scoped templates')."""
+    folder = layout.bindings_dir
+    if namespace is not None:
+        folder = f"{folder}/{namespace or CLUSTER_SCOPED_FOLDER}"
+    entries = _state_entries(store, rev, layout, folder)
     return decode_inputs(store.git_dir, {entry.path: entry.oid for entry in entries}, store.read_blobs)
 
 

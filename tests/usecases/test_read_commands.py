@@ -103,3 +103,20 @@ def test_get_filters_clusters_by_label_and_policies_by_cluster(store: GitStore) 
         store, "HEAD", GetQuery(ListedKind.BINDINGS, all_namespaces=True, cluster="member3")
     )
     assert [item.name for item in bindings.listing.items] == ["settings-configmap"]
+
+
+def test_bindings_of_one_namespace_are_read_from_its_folder_alone(tmp_path: Path) -> None:
+    repo = shop_fleet(tmp_path)
+    # a record another namespace's folder holds, that cannot be read
+    repo.write("karmada-state/bindings/blog/deployment.apps/post.yaml", "spec: [not, a, binding]\n")
+    repo.commit("a broken record in blog")
+    store = GitStore.open(repo.path)
+    shop = get_listing(store, "HEAD", GetQuery(ListedKind.BINDINGS, namespace="shop"))
+    assert sorted(item.name for item in shop.listing.items) == ["settings-configmap", "web-deployment"]
+    assert not shop.errors, "blog's records are not read to list shop's"
+    everywhere = get_listing(store, "HEAD", GetQuery(ListedKind.BINDINGS, all_namespaces=True))
+    assert {e.source.path for e in everywhere.errors if e.source} == {
+        "karmada-state/bindings/blog/deployment.apps/post.yaml"
+    }
+    described = dict(describe(store, "HEAD", "Deployment/shop/web").fields)
+    assert described["Namespace"] == "shop", "described with blog's record broken"
