@@ -7,7 +7,7 @@ observed affinity term), exactly the role they play in Karmada's etcd.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -19,6 +19,9 @@ from gitops_karmada.model.policies import (
     Placement,
     Suspension,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class ObjectReference(ApiModel):
@@ -123,10 +126,10 @@ class ResourceBindingSpec(ApiModel):
     schedule_priority: BindingSchedulePriority | None = None
     workload_affinity_groups: WorkloadAffinityGroups | None = None
 
-    @field_validator("clusters", mode="after")
+    @field_validator("clusters", mode="before")
     @classmethod
-    def _one_object_each(cls, clusters: tuple[TargetCluster, ...]) -> tuple[TargetCluster, ...]:
-        return shared_targets(clusters)
+    def _one_object_each(cls, clusters: Any) -> Any:
+        return shared_targets(clusters) if isinstance(clusters, list | tuple) else clusters
 
 
 SHARED_TARGETS_LIMIT = 100_000
@@ -135,26 +138,38 @@ replica counts it gives: hundreds to thousands)."""
 _shared: dict[tuple[str, int, bool], TargetCluster] = {}
 
 
-def shared_targets(clusters: tuple[TargetCluster, ...]) -> tuple[TargetCluster, ...]:
-    """``clusters`` with each plain target (no components) replaced by the one object this process keeps for
-    its name, replicas and whether replicas was given (``to_api`` writes what was given).
+def shared_targets(clusters: Sequence[Any]) -> list[Any]:
+    """``clusters`` (a binding's, as given to its model: mappings or models) with each plain target (a name
+    and replicas, no components) replaced by the one model this process keeps for its name, replicas and
+    whether replicas was given (``to_api`` writes what was given); anything else as it is, for the model to
+    validate.
 
     A binding's targets are its clusters, and at fleet XL 20,000 bindings name the same 200 clusters with
     the same few replica counts: 4 million models of about 480 bytes each, where a few hundred do. Models
-    are frozen, so one object serves every binding that names it."""
-    shared: list[TargetCluster] = []
+    are frozen, so one serves every binding that names it; and a record's targets are looked up before any
+    is made."""
+    shared: list[Any] = []
     for target in clusters:
-        if target.components:
+        key: tuple[str, int, bool] | None = None
+        if type(target) is dict:
+            name, replicas = target.get("name"), target.get("replicas", 0)
+            if type(name) is str and type(replicas) is int and len(target) == 1 + ("replicas" in target):
+                key = (name, replicas, "replicas" in target)
+        elif type(target) is TargetCluster:
+            given = target.__pydantic_fields_set__
+            if not target.components and "components" not in given:
+                key = (target.name, target.replicas, "replicas" in given)
+        if key is None:
             shared.append(target)
             continue
-        key = (target.name, target.replicas, "replicas" in target.model_fields_set)
         held = _shared.get(key)
         if held is None:
             if len(_shared) >= SHARED_TARGETS_LIMIT:
                 _shared.clear()
-            held = _shared[key] = target
+            model = target if type(target) is TargetCluster else TargetCluster.model_validate(target)
+            held = _shared[key] = model
         shared.append(held)
-    return tuple(shared)
+    return shared
 
 
 class AggregatedStatusItem(ApiModel):

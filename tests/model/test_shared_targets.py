@@ -3,13 +3,13 @@ across every binding of the process, and each binding still writes exactly what 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
 
 from gitops_karmada.model import bindings
 from gitops_karmada.model.bindings import ResourceBinding, ResourceBindingSpec, TargetCluster
-
-if TYPE_CHECKING:
-    import pytest
 
 
 def record(name: str, clusters: list[dict[str, Any]]) -> dict[str, Any]:
@@ -50,3 +50,13 @@ def test_the_table_starts_afresh_past_its_limit(monkeypatch: pytest.MonkeyPatch)
     for replicas in range(10):
         ResourceBinding.model_validate(record("web", [{"name": "m1", "replicas": replicas}]))
         assert len(bindings._shared) <= 3
+
+
+def test_a_target_of_another_shape_is_left_to_the_model_to_judge_where_it_is() -> None:
+    for given, field in (
+        ({"name": "m1", "replicas": "two"}, "replicas"),
+        ({"name": "m1", "weight": 1}, "weight"),
+    ):
+        with pytest.raises(ValidationError) as raised:
+            ResourceBinding.model_validate(record("web", [{"name": "m0"}, given]))
+        assert [error["loc"] for error in raised.value.errors()] == [("spec", "clusters", 1, field)]
