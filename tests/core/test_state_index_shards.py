@@ -166,3 +166,19 @@ def test_a_file_past_the_budget_that_an_earlier_version_wrote_is_split_though_it
     budget = len(whole["shop"]) // 5
     assert kept.shards(previous=previous, budget=budget) == index.shards(budget=budget)
     assert kept.shards(previous=previous)["shop"] is previous.raw["shop"], "within the budget: kept as read"
+
+
+def test_a_grown_budget_joins_the_buckets_of_kept_entries_as_a_fresh_split_would() -> None:
+    """The budget follows output.hostLimits, which is not part of the run digest: kept entries alone do
+    not keep their files when fewer would now do."""
+    index, shards = crowded(60, 2_000)
+    previous = parse_index_shards(shards)
+    assert previous is not None
+    kept = replace(previous, raw={})
+    for budget in (2_000, 4_000, 10**9):
+        assert kept.shards(previous=previous, budget=budget) == index.shards(budget=budget)
+    assert bucket_count(kept.shards(previous=previous, budget=4_000)) < bucket_count(shards)
+    assert (
+        kept.shards(previous=previous, budget=2_000)["shop.0-of-" + str(bucket_count(shards))]
+        is (previous.raw["shop.0-of-" + str(bucket_count(shards))])
+    ), "the same budget: kept as read"

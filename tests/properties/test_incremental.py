@@ -346,6 +346,8 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         overcommit=st.booleans(),
         affinity=st.booleans(),
         version=st.sampled_from(["v1.18", "v1.19"]),
+        # the state index's namespace files split past half of it (the runs' index is a few kB)
+        file_bytes=st.sampled_from([0, 1_500, 4_000]),
     )
     def put_config(
         self,
@@ -354,9 +356,11 @@ class IncrementalEqualsFull(RuleBasedStateMachine):
         overcommit: bool = False,
         affinity: bool = False,
         version: str = "v1.19",
+        file_bytes: int = 0,
     ) -> None:
         self.files["gitops-karmada.yaml"] = (
             ("" if version == "v1.19" else f"karmadaVersion: {version}\n")
+            + (f"output:\n  hostLimits:\n    maxFileBytes: {file_bytes}\n" if file_bytes else "")
             + f"featureGates:\n  FederatedQuotaEnforcement: {str(enforce).lower()}\n"
             f"  Failover: {str(failover).lower()}\n"
             + ("  SchedulingOvercommitProtection: true\n" if overcommit else "")

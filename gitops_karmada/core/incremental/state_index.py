@@ -191,18 +191,19 @@ class StateIndex:
                 if place is not None:
                     read.setdefault(place[0], {})[shard] = raw
         found: dict[str, bytes] = {}
+        head = len(self._head())
         for home, identities in homes.items():
             if (
                 previous is not None
                 and home in read
                 and homes_before.get(home) == identities
-                and all(len(raw) <= budget for raw in read[home].values())
+                and _split_as_budgeted(read[home], head, budget)
                 and all(self.entries[i] is previous.entries[i] for i in identities)
             ):
                 found.update(read[home])
                 continue
             lines = self._lines(identities, memo)
-            for shard, members in _split(home, identities, lines, len(self._head()), budget):
+            for shard, members in _split(home, identities, lines, head, budget):
                 found[shard] = self._file([lines[k] for k in members])
         return found
 
@@ -252,14 +253,18 @@ def shard_budget(max_file_bytes: int) -> int:
     return max(1, max_file_bytes // 2) if max_file_bytes else SHARD_BUDGET
 
 
+def _frame(head: int) -> int:
+    """The bytes of a shard file but its lines' (each line counts its own length and two): the head without
+    its brace, the frame, less the last line's comma."""
+    return head - 1 + len(_FRAME_OPEN) + len(_FRAME_CLOSE) - 1
+
+
 def _split(
     home: str, identities: list[Identity], lines: list[str], head: int, budget: int
 ) -> list[tuple[str, list[int]]]:
     """The files of one namespace: (shard name, the positions of its lines), in as few buckets as keep each
     file within ``budget`` (a power of two, at most ``MAX_BUCKETS``)."""
-    # the file: the head without its brace, the frame, and the lines, each with a comma or newline and a
-    # newline, but the last one's comma
-    frame = head - 1 + len(_FRAME_OPEN) + len(_FRAME_CLOSE) - 1
+    frame = _frame(head)
     sizes = [len(line) + 2 for line in lines]
     if frame + sum(sizes) <= budget:
         return [(home, list(range(len(lines))))]
@@ -275,6 +280,23 @@ def _split(
         if max(filled) <= budget or count >= MAX_BUCKETS:
             return [(f"{home}.{i}-of-{count}", members) for i, members in enumerate(buckets) if members]
         count *= 2
+
+
+def _split_as_budgeted(files: Mapping[str, bytes], head: int, budget: int) -> bool:
+    """Whether one namespace's files, as read, are split as ``_split`` splits them under ``budget``: each
+    within it, and no two buckets that half as many would join fitting in one (the budget may have grown
+    since they were written, and it is not part of the run digest)."""
+    places = [(shard_place(name), len(raw)) for name, raw in files.items()]
+    counts = {place[2] for place, _ in places if place is not None}
+    if len(counts) != 1 or any(place is None or size > budget for place, size in places):
+        return False
+    (count,) = counts
+    if count == 1:
+        return True
+    frame, half = _frame(head), count // 2
+    sizes = {place[1]: size for place, size in places if place is not None}
+    joined = (sizes.get(b, frame) + sizes.get(b + half, frame) - frame for b in range(half))
+    return any(size > budget for size in joined)
 
 
 def _identity_hash(identity: Identity) -> int:
