@@ -7,9 +7,11 @@ on stderr, never a traceback (``--log-level debug`` adds it).
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
-from typing import TYPE_CHECKING
+import threading
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -81,8 +83,40 @@ def _log() -> Logger:
     return logger.bind(logger="cli")
 
 
+def run() -> NoReturn:
+    """The console script and ``python -m gitops_karmada``: ``main``, then out of the process without
+    freeing its heap object by object. A run at fleet XL holds millions of objects, and CPython's teardown
+    freed them for 0.14 s of a 4 s one-template change. The exit handlers still run (temporary folders,
+    log sinks) and the streams are flushed; with a thread still running that is not a daemon thread, the
+    process exits as usual, which waits for it."""
+    try:
+        main()
+        code = 0
+    except SystemExit as done:
+        code = _exit_code(done.code)
+    if any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that went away (``| head``), or a stream closed
+            code = code or 1
+    os._exit(code)
+
+
+def _exit_code(code: object) -> int:
+    """What ``sys.exit(code)`` exits with: 0 for None, a number as it is, else 1 with the message logged."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    _log().error("{}", code)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: domain errors become one line on stderr and exit code 1."""
+    """The commands, run in this process: domain errors become one line on stderr and exit code 1."""
     if os.environ.get(COMPLETE_VAR):
         complete()  # a TAB: answered from the verbs' shapes, without importing them; exits
     tune_garbage_collector()
