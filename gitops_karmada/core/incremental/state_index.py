@@ -238,9 +238,12 @@ class StateIndex:
         )
 
     def _lines(self, identities: list[Identity], memo: RunMemo | None) -> list[_Line]:
+        shared: dict[bytes, SetLine] = {}  # one copy of each set: 20,000 entries name a few
+
         def line(identity: Identity) -> _Line:
             text, named = entry_json(self.entries[identity].to_api())
-            return b"  " + orjson.dumps(identity_text(identity)) + b": " + text, named
+            kept = tuple(shared.setdefault(digest, (digest, json)) for digest, json in named)
+            return b"  " + orjson.dumps(identity_text(identity)) + b": " + text, kept
 
         if memo is None:
             return [line(identity) for identity in identities]
