@@ -25,6 +25,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from gitops_karmada.adapters.warm_state import WarmState
 from gitops_karmada.core.codecs.serialize import dump_yaml_documents
 from gitops_karmada.core.detector import ClaimState
+from gitops_karmada.core.incremental import index_sets
 from gitops_karmada.core.incremental.change_scope import ChangedInputs
 from gitops_karmada.core.incremental.state_index import parse_index_shards, read_index
 from gitops_karmada.core.inputs.config_file import load_config
@@ -732,3 +733,39 @@ def test_next_request_runs_as_if_the_result_had_been_committed() -> None:
     assert via_next.incremental and expected.incremental
     assert commit(committed, via_next) == commit(committed, expected)
     assert sum(1 for o in via_next.outcomes if not o.reused) == 1  # only the changed template was redone
+
+
+class SharedSetsIncrementalEqualsFull(IncrementalEqualsFull):
+    """The same edits with every cluster list or map of more than one cluster written in its file's shared
+    sets (``core.incremental.index_sets``; eight at a fleet's scale): entries that name sets and entries that
+    do not, in buckets the size limit draws, kept or rewritten, must read back as a full run writes them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shared_min = index_sets.SHARED_MIN
+        index_sets.SHARED_MIN = 1
+
+    def teardown(self) -> None:
+        index_sets.SHARED_MIN = self._shared_min
+        super().teardown()
+
+
+TestSharedSetsIncrementalEqualsFull = pytest.mark.long(SharedSetsIncrementalEqualsFull.TestCase)
+TestSharedSetsIncrementalEqualsFull.settings = settings(
+    max_examples=budget(30, 100),
+    stateful_step_count=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+def test_the_shared_sets_machine_writes_sets() -> None:
+    machine = SharedSetsIncrementalEqualsFull()
+    try:
+        machine.put_template("web", "e", 2, "nginx:1", "front")
+        machine.incremental_equals_full()
+        index = [c for p, c in machine.incremental.items() if p.startswith("karmada-state/index/")]
+        assert index and any(b'"sets":{' in c for c in index)
+    finally:
+        machine.teardown()
+    assert index_sets.SHARED_MIN == 8, "restored"
