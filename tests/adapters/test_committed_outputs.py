@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from gitops_karmada.adapters import committed_outputs
+from gitops_karmada.adapters import committed_outputs, git_tree
 from gitops_karmada.adapters.committed_outputs import CommittedOutputs
 from gitops_karmada.adapters.git_path_lookup import PathLookup
 from gitops_karmada.adapters.git_store import GitStore
@@ -174,3 +174,16 @@ def test_a_commit_without_the_folder_answers_every_lookup_from_one_question(
     assert outputs.get("clusters/m1/ns/deployment.apps/web.yaml") is None
     assert asked == ["clusters"]
     assert dict(outputs) == {} and outputs.counts() == {}
+
+
+def test_the_listing_parsed_chunk_by_chunk_is_the_listing(
+    store: GitStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Records split across chunks of every size, each distinct blob id one string."""
+    raw = store.list_tree_raw("HEAD", "clusters/")
+    expected = _listed(store)
+    for chunk in (1, 7, 64, len(raw), 1 << 20):
+        monkeypatch.setattr(git_tree, "_CHUNK", chunk)
+        assert git_tree.parse_ls_tree_ids(raw) == expected, chunk
+    ids = git_tree.parse_ls_tree_ids(raw + raw.replace(b"\tclusters/", b"\tclusters/again/"))
+    assert all(ids[p] is ids["clusters/again/" + p.removeprefix("clusters/")] for p in expected)
