@@ -10,6 +10,7 @@ from dataclasses import replace
 import orjson
 import pytest
 
+from gitops_karmada.core.incremental import index_sets
 from gitops_karmada.core.incremental.index_sets import SHARED_MIN
 from gitops_karmada.core.incremental.state_index import (
     Identity,
@@ -146,3 +147,32 @@ def test_the_split_counts_a_file_and_two_joined_to_the_byte() -> None:
     kept = replace(previous, raw={})
     assert kept.shards(previous=previous, budget=len(whole) - 1) == split
     assert kept.shards(previous=previous, budget=len(whole)) == {"shop": whole}, "the two joined fit again"
+
+
+def test_files_an_older_version_wrote_without_sets_are_written_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries kept as they were do not keep a file laid out without sets: a run writes what a run from
+    scratch writes. A namespace split in buckets is written again whole."""
+    index = StateIndex(
+        ENGINE,
+        {
+            **fleet_index().entries,
+            identity("web", "blog"): entry("b"),
+            identity("few", "docs"): entry("d", FLEET[:3]),
+        },
+        run="run-1",
+    )
+    budget = len(fleet_index().shards()["shop"]) * 3 // 4
+    monkeypatch.setattr(index_sets, "SHARED_MIN", 10**6)  # as versions before the sets wrote it
+    older = index.shards(budget=budget)
+    monkeypatch.undo()
+    assert not any(b'"sets"' in raw for raw in older.values())
+    assert sum(name.startswith("shop.") for name in older) > 1, "split in buckets"
+    previous = parse_index_shards(older)
+    assert previous == index
+    assert sorted(previous.raw) == ["docs"], (
+        "only the file without large collections is as this version writes it"
+    )
+    kept = replace(previous, raw={})
+    out = kept.shards(previous=previous, budget=budget)
+    assert out == index.shards(budget=budget)
+    assert out["docs"] is older["docs"]

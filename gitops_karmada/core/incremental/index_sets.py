@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Iterable, Mapping, Sized
 
 SHARED_MIN = 8
 """A collection of more than this many clusters is written in the file's ``sets``, not in the entry."""
@@ -92,6 +92,14 @@ def field_value(
     if name in raw or sets is None:
         raise KeyError(set_key(name))
     return sets.value(name, digest, convert)
+
+
+def names_every_set(raw: bytes, collections: Iterable[Sized]) -> bool:
+    """Whether a file names from its sets every one of these ``collections`` (its entries' shared fields) of
+    more than ``SHARED_MIN`` clusters, as this version writes it; an older version wrote them all in the
+    entries, and such a file is written again rather than kept as it was read."""
+    large = sum(1 for collection in collections if len(collection) > SHARED_MIN)
+    return raw.count(b'Set":"') == large  # ``Set`` can end no other key: cluster names are lowercase
 
 
 def set_lines(named: Mapping[bytes, bytes]) -> bytes:

@@ -30,10 +30,12 @@ import orjson
 from gitops_karmada.core.incremental.index_sets import (
     DIGEST_LENGTH,
     SETS_OPEN,
+    SHARED_FIELDS,
     SetLine,
     SetTable,
     entry_json,
     field_value,
+    names_every_set,
     set_bytes,
     set_lines,
 )
@@ -189,7 +191,8 @@ class StateIndex:
         return self._dump(sorted(self.entries), memo)
 
     raw: Mapping[str, bytes] = field(default_factory=dict, compare=False, repr=False)
-    """The shard files this index was read from (shard name → content); empty when not read from shards."""
+    """The shard files this index was read from (shard name → content), those this version would write as
+    they are; empty when not read from shards."""
 
     def shards(
         self, memo: RunMemo | None = None, previous: StateIndex | None = None, budget: int = SHARD_BUDGET
@@ -453,11 +456,14 @@ def parse_index_shards(
     shards: Mapping[str, bytes], lines: IndexLines | None = None, *, sharded: bool = True
 ) -> StateIndex | None:
     """The index kept in shard files (shard name → content), or None when there are none, or one is
-    unreadable, has another engine, or holds an entry of another shard (a full run then decides)."""
+    unreadable, has another engine, or holds an entry of another shard (a full run then decides). Its
+    ``raw`` leaves out the files of a namespace an older version wrote without shared sets: they are
+    written again."""
     fresh: IndexLines = {}
     engine: str | None = None
     runs: set[str] = set()
     entries: dict[Identity, IndexEntry] = {}
+    outdated: set[str] = set()  # namespaces with a file to write again (all their files, then)
     for shard, raw in sorted(shards.items()):
         parsed = _parse_lines(raw, lines, fresh) if lines is not None else None
         if parsed is None:
@@ -466,6 +472,9 @@ def parse_index_shards(
             return None
         engine = parsed.engine
         runs.add(parsed.run)
+        shared = (getattr(e, name) for e in parsed.entries.values() for name in SHARED_FIELDS)
+        if not names_every_set(raw, shared):
+            outdated.add(shard.partition(".")[0])
         for identity, entry in parsed.entries.items():
             if (sharded and not belongs(identity, shard)) or identity in entries:
                 return None
@@ -480,7 +489,7 @@ def parse_index_shards(
         engine=engine,
         entries=entries,
         run=runs.pop() if len(runs) == 1 else "",
-        raw=dict(shards) if sharded else {},
+        raw={s: r for s, r in shards.items() if s.partition(".")[0] not in outdated} if sharded else {},
     )
 
 
