@@ -50,10 +50,14 @@ class CommittedOutputs(Mapping[str, str]):
         return oid
 
     def __contains__(self, path: object) -> bool:
+        if self._listing is not None:  # a full or first run asks for millions of paths: no call more
+            return isinstance(path, str) and path in self._listing
         return isinstance(path, str) and self._oid(path) is not None
 
     def get(self, path: str, default: Any = None) -> Any:
         """``Mapping.get`` without a ``KeyError`` per missing path."""
+        if self._listing is not None:
+            return self._listing.get(path, default)
         oid = self._oid(path)
         return default if oid is None else oid
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from gitops_karmada.adapters.git_store import GitStore
+from gitops_karmada.adapters.git_tree_edit import write_blob
+from gitops_karmada.core.file_changes import StoredBlob
 from gitops_karmada.core.host_limits import touched_folders
 from gitops_karmada.model.config import ToolConfig
 from gitops_karmada.usecases.host_limits import check_host_limits, entries_before
@@ -62,3 +64,28 @@ def test_only_folders_whose_entries_change_are_counted_when_the_existing_paths_a
     assert folders(rewritten, None) == [(kind, 6)], "without the existing paths: every touched folder"
     assert folders(rewritten, set(full)) == [], "a rewrite leaves the count as it was: nothing listed"
     assert folders(added, set(full)) == [(kind, 7)], "an added file: the folder counted with what it keeps"
+
+
+def test_every_path_of_a_content_past_the_size_limit_is_named_whether_sent_or_stored(tmp_path: Path) -> None:
+    """Contents are sized once each (a content shared by many paths is one object); every path writing one
+    past the limit is named, with its size, and the others are not."""
+    repo = make_repo(tmp_path / "fleet", {"apps/web.yaml": "input"})
+    store = GitStore.open(repo)
+    large = b"x" * 50
+    stored = StoredBlob(write_blob(store.runner, b"y" * 60))
+    small_stored = StoredBlob(write_blob(store.runner, b"z"))
+    config = ToolConfig.model_validate(
+        {"output": {"hostLimits": {"maxFolderEntries": 0, "maxFileBytes": 40}}}
+    )
+    changes: dict[str, FileChange] = {
+        **{f"clusters/m{i}/shop/configmap/big.yaml": large for i in range(3)},
+        **{f"clusters/m{i}/shop/configmap/stored.yaml": stored for i in range(2)},
+        "clusters/m1/shop/configmap/small.yaml": b"small",
+        "clusters/m1/shop/configmap/small-stored.yaml": small_stored,
+        "clusters/m1/shop/configmap/gone.yaml": None,
+    }
+    found = [(f.path, f.size) for f in check_host_limits(store, "HEAD", changes, config, set())]
+    assert found == sorted(
+        [(f"clusters/m{i}/shop/configmap/big.yaml", 50) for i in range(3)]
+        + [(f"clusters/m{i}/shop/configmap/stored.yaml", 60) for i in range(2)]
+    )
