@@ -67,7 +67,8 @@ def write_plan(
     # first run writes a quarter of a million; an object each would cost seconds)
     kinds: Counter[tuple[str, ChangeKind]] = Counter()
     removed: list[str] = []
-    for path, content in changes.items():
+    start = len(prefix)
+    for path, content in changes.items():  # millions at a first run: no call a path that can be spared
         if not path.startswith(prefix):
             continue
         known = path in before_paths
@@ -75,7 +76,11 @@ def write_plan(
             if not known:
                 continue
             removed.append(path)
-        kinds[path[len(prefix) :].partition("/")[0], _kind(content, known)] += 1
+            kind = ChangeKind.REMOVED
+        else:
+            kind = ChangeKind.MODIFIED if known else ChangeKind.ADDED
+        end = path.find("/", start)
+        kinds[path[start:end] if end != -1 else path[start:], kind] += 1
     if removed:
         # an object written at another path of its cluster moved (``output.buckets`` changed): not removed
         written = {layout.object_of(p) for p, c in changes.items() if c is not None and p.startswith(prefix)}
@@ -129,12 +134,6 @@ def write_plan(
         problems=problems,
         objects=tuple(objects),
     )
-
-
-def _kind(content: FileChange, known: bool) -> ChangeKind:
-    if content is None:
-        return ChangeKind.REMOVED
-    return ChangeKind.MODIFIED if known else ChangeKind.ADDED
 
 
 def guard(plan: PlanDiff, guardrails: Sequence[Guardrail]) -> PlanDiff:
