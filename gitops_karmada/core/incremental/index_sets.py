@@ -12,6 +12,7 @@ converts and checks each once: the entries naming it share one value. Pure.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
@@ -25,6 +26,9 @@ SHARED_FIELDS = ("health", "placement", "rendered")
 """The entry fields that name a set, each by the key ``<field>Set``."""
 DIGEST_LENGTH = 16
 SETS_OPEN = b',"sets":{\n'
+
+_NAMED = re.compile(rb'Set":"([0-9a-f]+)"')
+"""A set an entry's line names (``Set`` can end no other key of a line: cluster names are lowercase)."""
 
 SetLine = tuple[bytes, bytes]
 """(digest, JSON) of one set, as its file writes it."""
@@ -85,7 +89,8 @@ class SetTable:
 def field_value(
     raw: Mapping[str, Any], name: str, sets: SetTable | None, convert: Callable[[Any], T], default: Any
 ) -> T:
-    """Field ``name`` of an entry's JSON: given in the entry, or named from the file's ``sets`` (not both)."""
+    """Field ``name`` of an entry's JSON: given in the entry, or named from the file's ``sets`` (not both);
+    ``default`` when neither (None: the field is required)."""
     digest = raw.get(set_key(name))
     if digest is None:
         return convert(raw[name] if default is None else raw.get(name, default))
@@ -99,7 +104,12 @@ def names_every_set(raw: bytes, collections: Iterable[Sized]) -> bool:
     more than ``SHARED_MIN`` clusters, as this version writes it; an older version wrote them all in the
     entries, and such a file is written again rather than kept as it was read."""
     large = sum(1 for collection in collections if len(collection) > SHARED_MIN)
-    return raw.count(b'Set":"') == large  # ``Set`` can end no other key: cluster names are lowercase
+    return len(_NAMED.findall(raw)) == large
+
+
+def named_digests(line: bytes) -> list[str]:
+    """The digests of the sets an entry's line names."""
+    return [digest.decode() for digest in _NAMED.findall(line)]
 
 
 def set_lines(named: Mapping[bytes, bytes]) -> bytes:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from gitops_karmada.core.incremental.index_sets import (
     SetTable,
     entry_json,
     field_value,
+    named_digests,
     names_every_set,
     set_bytes,
     set_lines,
@@ -510,10 +510,6 @@ def _parse_whole(raw: bytes) -> StateIndex | None:
         return None
 
 
-_NAMED = re.compile(rb'Set":"([0-9a-f]+)"')
-"""A set an entry's line names (``Set`` can end no other key: cluster names are lowercase)."""
-
-
 def _parse_lines(raw: bytes, memo: IndexLines, fresh: IndexLines) -> StateIndex | None:
     """Parse the lines of ``raw`` not in ``memo``, adding every line to ``fresh``; None when ``raw`` does not
     have the layout ``dump`` writes. A line known before must still find the sets it names in this file."""
@@ -536,7 +532,7 @@ def _parse_lines(raw: bytes, memo: IndexLines, fresh: IndexLines) -> StateIndex 
                 if identity is None:
                     return None
                 known = (identity, IndexEntry.from_api(entry, sets))
-            elif any(digest.decode() not in table for digest in _NAMED.findall(line)):
+            elif any(digest not in table for digest in named_digests(line)):
                 return None
             mine[line] = known
     except (ValueError, KeyError, TypeError, IndexError, AttributeError):
