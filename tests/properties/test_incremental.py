@@ -591,13 +591,19 @@ def _now(step: int) -> str:
     return f"2026-01-01T{step // 60:02d}:{step % 60:02d}:00Z"
 
 
+def machine_settings(examples: int, *, steps: int) -> settings:
+    """A state machine's settings: ``examples`` runs of ``steps`` edits each, no deadline (a run's time
+    varies with the fleet the edits make)."""
+    return settings(
+        max_examples=examples,
+        stateful_step_count=steps,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+
+
 TestIncrementalEqualsFull = pytest.mark.long(IncrementalEqualsFull.TestCase)
-TestIncrementalEqualsFull.settings = settings(
-    max_examples=budget(60, 150),
-    stateful_step_count=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+TestIncrementalEqualsFull.settings = machine_settings(budget(60, 150), steps=25)
 
 
 def test_one_template_changed_redoes_that_template_only() -> None:
@@ -707,12 +713,7 @@ class FailoverIncrementalEqualsFull(IncrementalEqualsFull):
 
 
 TestFailoverIncrementalEqualsFull = pytest.mark.long(FailoverIncrementalEqualsFull.TestCase)
-TestFailoverIncrementalEqualsFull.settings = settings(
-    max_examples=budget(40, 100),
-    stateful_step_count=20,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+TestFailoverIncrementalEqualsFull.settings = machine_settings(budget(40, 100), steps=20)
 
 
 def test_next_request_runs_as_if_the_result_had_been_committed() -> None:
@@ -751,12 +752,7 @@ class SharedSetsIncrementalEqualsFull(IncrementalEqualsFull):
 
 
 TestSharedSetsIncrementalEqualsFull = pytest.mark.long(SharedSetsIncrementalEqualsFull.TestCase)
-TestSharedSetsIncrementalEqualsFull.settings = settings(
-    max_examples=budget(30, 100),
-    stateful_step_count=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+TestSharedSetsIncrementalEqualsFull.settings = machine_settings(budget(30, 100), steps=25)
 
 
 def test_the_shared_sets_machine_writes_sets() -> None:

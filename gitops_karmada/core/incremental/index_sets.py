@@ -60,8 +60,8 @@ def entry_json(api: dict[str, Any]) -> tuple[bytes, tuple[SetLine, ...]]:
 
 
 class SetTable:
-    """The sets of one index file (digest → parsed JSON), checked against their digests; ValueError when
-    one does not match (or the table is not a JSON object)."""
+    """The sets of one index file (digest → parsed JSON), checked against their digests: ValueError when
+    one does not match, TypeError when the table is not a JSON object."""
 
     __slots__ = ("_converted", "_raw")
 
