@@ -434,7 +434,8 @@ def _parse_karmada(
             collector.diagnostics.append(error(problem, source, f"{prefix}metadata.namespace"))
             return
         if obj.metadata.namespace != namespace:  # two copies per policy otherwise: most name theirs
-            obj = obj.model_copy(update={"metadata": obj.metadata.model_copy(update={"namespace": namespace})})
+            metadata = obj.metadata.model_copy(update={"namespace": namespace})
+            obj = obj.model_copy(update={"metadata": metadata})
         # (the API server drops a cluster-scoped kind's namespace; its webhook sees none)
     elif obj.metadata.namespace:
         collector.diagnostics.append(
